@@ -1,0 +1,54 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { AuthModule } from './auth/auth.module';
+import { BearerAuthGuard } from './auth/bearer-auth.guard';
+import { IpDenialGuard } from './auth/ip-denial.guard';
+import { ScopesGuard } from './auth/scopes.guard';
+import { UserAgentGuard } from './auth/user-agent.guard';
+import { CatalogModule } from './catalog/catalog.module';
+import { ApiValidationPipe } from './common/api-validation.pipe';
+import { ProblemDetailsFilter } from './common/problem-details.filter';
+import type { AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { CountersModule } from './counters/counters.module';
+import { DatabaseModule } from './database/database.module';
+import { HealthModule } from './health/health.module';
+import { ProfileModule } from './profile/profile.module';
+import { RateLimitGuard } from './rate-limit/rate-limit.guard';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { RatingsModule } from './ratings/ratings.module';
+import { UsersModule } from './users/users.module';
+
+@Module({})
+export class AppModule {
+  /** `config` replaces the environment (tests); by default it is read from process.env. */
+  static forRoot(config?: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule.forRoot({ retryAttempts: 5 }),
+        CountersModule,
+        UsersModule,
+        AuthModule,
+        CatalogModule,
+        RateLimitModule,
+        RatingsModule,
+        ProfileModule,
+        HealthModule,
+      ],
+      providers: [
+        // Global guards run in registration order: this list is the pipeline of decisions §2.
+        // Each applies only to routes marked @Authenticated()/@Scopes()/@RateLimited().
+        { provide: APP_GUARD, useExisting: IpDenialGuard }, // 1. 403 + Retry-After
+        { provide: APP_GUARD, useExisting: UserAgentGuard }, // 2. 403
+        { provide: APP_GUARD, useExisting: BearerAuthGuard }, // 3. 401 (4. mediaType: 404 by route)
+        { provide: APP_GUARD, useExisting: ScopesGuard }, // 5. 403 insufficient_scope
+        { provide: APP_GUARD, useExisting: RateLimitGuard }, // 6. 429
+        // 7. path, query, Content-Type: RatingRequestGuard on the routes; body: this pipe.
+        { provide: APP_PIPE, useFactory: () => new ApiValidationPipe() },
+        { provide: APP_FILTER, useClass: ProblemDetailsFilter },
+      ],
+    };
+  }
+}

@@ -1,0 +1,70 @@
+import { ConsoleLogger, LogLevel as NestLogLevel } from '@nestjs/common';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { BEARER_SECURITY } from './auth/auth.decorators';
+import { problemBody } from './common/problem';
+import { sendProblem } from './common/problem-details.filter';
+import { requestIdFor } from './common/request-id';
+import type { AppConfig, LogLevel } from './config/app-config';
+
+export const BODY_LIMIT_BYTES = 16384;
+
+/** The HTTP adapter of main.ts and of the e2e tests. */
+export function createHttpAdapter(config: AppConfig): FastifyAdapter {
+  return new FastifyAdapter({
+    bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: config.trustProxy,
+    genReqId: requestIdFor,
+    return503OnClosing: true,
+    // Errors raised before routing (an undecodable path) never reach Nest's filters.
+    frameworkErrors: (_error: Error, request: FastifyRequest, reply: FastifyReply) => {
+      void reply.header('x-request-id', request.id);
+      sendProblem(reply, problemBody(400, 'The request path could not be decoded'));
+    },
+  });
+}
+
+export function createLogger(level: LogLevel, json = true): ConsoleLogger {
+  const levels: Record<LogLevel, NestLogLevel[]> = {
+    error: ['fatal', 'error'],
+    warn: ['fatal', 'error', 'warn'],
+    info: ['fatal', 'error', 'warn', 'log'],
+    debug: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
+  };
+  return new ConsoleLogger({ json, logLevels: levels[level] });
+}
+
+/** Everything main.ts and the e2e tests must share, so that they cannot drift apart. */
+export function configureApp(app: NestFastifyApplication): NestFastifyApplication {
+  const fastify = app.getHttpAdapter().getInstance();
+
+  fastify.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+
+  // Bodies of any type are read (up to the size limit) instead of refused at once, so that a wrong
+  // Content-Type is answered at step 7 of the pipeline, after authentication (decisions §2).
+  fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) =>
+    done(null, undefined),
+  );
+
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Anime & manga ratings')
+      .setDescription(
+        "A user's own list of rated anime and manga, and a profile with list statistics. Every `/v1` endpoint needs `Authorization: Bearer <token>` with the endpoint's scope and a `User-Agent` of the form `<AppName>/<version> (<contact>)`. Errors are `application/problem+json` (RFC 9457) with `success: false`. Rate limits: per user and per client IP, per endpoint; anime and manga share a budget.",
+      )
+      .setVersion('1')
+      .addBearerAuth(
+        { type: 'http', scheme: 'bearer', description: 'Opaque access token' },
+        BEARER_SECURITY,
+      )
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
+
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+  return app;
+}

@@ -1,0 +1,37 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { User } from '../users/user.entity';
+
+@Entity('access_tokens')
+@Index('UQ_access_tokens_hash', ['tokenHash'], { unique: true })
+@Index('IDX_access_tokens_user', ['userId'])
+export class AccessToken {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  /** SHA-256 of the token, hex: the token itself is never stored. */
+  @Column({ name: 'token_hash', type: 'varchar', length: 64 })
+  tokenHash: string;
+
+  @Column({ name: 'user_id', type: 'int' })
+  userId: number;
+
+  @ManyToOne(() => User, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'user_id' })
+  user?: User;
+
+  /** Space-separated scope names, as in OAuth 2.0. */
+  @Column({ type: 'varchar', length: 255 })
+  scopes: string;
+
+  @Column({ name: 'client_id', type: 'varchar', length: 64, nullable: true })
+  clientId: string | null;
+
+  @Column({ name: 'created_at', type: 'datetime' })
+  createdAt: Date;
+
+  @Column({ name: 'expires_at', type: 'datetime' })
+  expiresAt: Date;
+
+  @Column({ name: 'revoked_at', type: 'datetime', nullable: true })
+  revokedAt: Date | null;
+}

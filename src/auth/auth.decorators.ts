@@ -1,0 +1,66 @@
+import {
+  applyDecorators,
+  createParamDecorator,
+  ExecutionContext,
+  SetMetadata,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import {
+  ApiBearerAuth,
+  ApiForbiddenResponse,
+  ApiHeader,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
+import type { AuthenticatedUser } from './authenticated-user';
+import type { Scope } from './scopes';
+
+export const AUTHENTICATED_KEY = 'auth:authenticated';
+export const REQUIRED_SCOPE_KEY = 'auth:required-scope';
+export const BEARER_SECURITY = 'bearer';
+
+/**
+ * Puts a route behind the API pipeline of decisions §2: IP denial, User-Agent, bearer token.
+ * The guards themselves are global (AppModule registers them in pipeline order), because their
+ * order is the contract and a per-route `@UseGuards` can't put a guard after the rate limits.
+ */
+export function Authenticated(): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    SetMetadata(AUTHENTICATED_KEY, true),
+    ApiBearerAuth(BEARER_SECURITY),
+    ApiHeader({
+      name: 'User-Agent',
+      required: true,
+      description: 'Identifies the calling application: `<AppName>/<version> (<contact>)`',
+      example: 'ListSync/2.1.0 (admin@listsync.example)',
+    }),
+    ApiUnauthorizedResponse({
+      description:
+        'No bearer token (challenge `Bearer realm="ratings"`), or a malformed, unknown, expired or revoked one (`error="invalid_token"`).',
+    }),
+  );
+}
+
+/** `@Authenticated()` plus the OAuth scope the token must hold (403 `insufficient_scope` otherwise). */
+export function Scopes(scope: Scope): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    Authenticated(),
+    SetMetadata(REQUIRED_SCOPE_KEY, scope),
+    ApiForbiddenResponse({
+      description: `User-Agent missing or generic, client address temporarily denied, or the token lacks the \`${scope}\` scope.`,
+    }),
+  );
+}
+
+export function isAuthenticatedRoute(reflector: Reflector, context: ExecutionContext): boolean {
+  return (
+    reflector.getAllAndOverride<boolean>(AUTHENTICATED_KEY, [
+      context.getHandler(),
+      context.getClass(),
+    ]) === true
+  );
+}
+
+export const CurrentUser = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): AuthenticatedUser =>
+    context.switchToHttp().getRequest<{ user: AuthenticatedUser }>().user,
+);

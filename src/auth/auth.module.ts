@@ -1,0 +1,23 @@
+import { Module } from '@nestjs/common';
+import { PassportModule } from '@nestjs/passport';
+import { BearerAuthGuard } from './bearer-auth.guard';
+import { BearerStrategy } from './bearer.strategy';
+import { IpDenialGuard } from './ip-denial.guard';
+import { IpDenialService } from './ip-denial.service';
+import { ScopesGuard } from './scopes.guard';
+import { TokensModule } from './tokens.module';
+import { UserAgentGuard } from './user-agent.guard';
+
+@Module({
+  imports: [PassportModule, TokensModule],
+  providers: [
+    BearerStrategy,
+    IpDenialService,
+    IpDenialGuard,
+    UserAgentGuard,
+    BearerAuthGuard,
+    ScopesGuard,
+  ],
+  exports: [IpDenialGuard, UserAgentGuard, BearerAuthGuard, ScopesGuard],
+})
+export class AuthModule {}

@@ -1,0 +1,29 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
+import { ProblemException, PROBLEMS } from '../common/problem';
+import { isAuthenticatedRoute } from './auth.decorators';
+import { IpDenialService } from './ip-denial.service';
+
+/** Step 1 of decisions §2: a denied address gets 403 with Retry-After, whatever it sends. */
+@Injectable()
+export class IpDenialGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly denial: IpDenialService,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (!isAuthenticatedRoute(this.reflector, context)) return true;
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const remainingMs = await this.denial.deniedForMs(request.ip);
+    if (remainingMs <= 0) return true;
+    const retryAfter = Math.max(1, Math.ceil(remainingMs / 1000));
+    throw ProblemException.of(
+      403,
+      PROBLEMS.ipDenied,
+      `This address sent too many requests without a valid User-Agent and is denied for ${retryAfter} more seconds`,
+      { 'Retry-After': String(retryAfter) },
+    );
+  }
+}

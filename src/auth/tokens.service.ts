@@ -1,0 +1,88 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { createHash, randomBytes } from 'node:crypto';
+import { IsNull, Repository } from 'typeorm';
+import { nowToTheSecond } from '../common/timestamps';
+import { UsersService } from '../users/users.service';
+import { AccessToken } from './access-token.entity';
+import type { AuthenticatedUser } from './authenticated-user';
+import { ALL_SCOPES, isScope } from './scopes';
+
+export const DEFAULT_TOKEN_TTL_SECONDS = 3600;
+const MAX_TOKEN_TTL_SECONDS = 10 * 365 * 24 * 3600;
+
+export class TokenRequestError extends Error {}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+@Injectable()
+export class TokensService {
+  constructor(
+    @InjectRepository(AccessToken) private readonly tokens: Repository<AccessToken>,
+    private readonly users: UsersService,
+  ) {}
+
+  /** Issues a token and returns it: the only time it exists in clear. */
+  async issue(
+    userName: string,
+    scopeList: string,
+    ttlSeconds = DEFAULT_TOKEN_TTL_SECONDS,
+    clientId: string | null = null,
+  ): Promise<{ token: string; expiresAt: Date }> {
+    const scopes = scopeList.split(' ').filter((s) => s.length > 0);
+    if (scopes.length === 0) {
+      throw new TokenRequestError(`no scopes given; choose from: ${ALL_SCOPES.join(' ')}`);
+    }
+    const unknown = scopes.filter((s) => !isScope(s));
+    if (unknown.length > 0) {
+      throw new TokenRequestError(
+        `unknown scope ${unknown.map((s) => `"${s}"`).join(', ')}; choose from: ${ALL_SCOPES.join(' ')}`,
+      );
+    }
+    if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > MAX_TOKEN_TTL_SECONDS) {
+      throw new TokenRequestError(
+        `ttl must be a whole number of seconds from 1 to ${MAX_TOKEN_TTL_SECONDS}`,
+      );
+    }
+    const user = await this.users.findByName(userName);
+    if (!user) throw new TokenRequestError(`no user named "${userName}"`);
+
+    // 32 bytes = 256 bits from the CSPRNG (decisions §4).
+    const token = randomBytes(32).toString('base64url');
+    const createdAt = nowToTheSecond();
+    const expiresAt = new Date(createdAt.getTime() + ttlSeconds * 1000);
+    await this.tokens.insert({
+      tokenHash: hashToken(token),
+      userId: user.id,
+      scopes: [...new Set(scopes)].join(' '),
+      clientId,
+      createdAt,
+      expiresAt,
+      revokedAt: null,
+    });
+    return { token, expiresAt };
+  }
+
+  /** Revokes a token; false when no such token was ever issued. Revoking twice is harmless. */
+  async revoke(token: string): Promise<boolean> {
+    const tokenHash = hashToken(token);
+    const found = await this.tokens.existsBy({ tokenHash });
+    if (!found) return false;
+    await this.tokens.update({ tokenHash, revokedAt: IsNull() }, { revokedAt: nowToTheSecond() });
+    return true;
+  }
+
+  /** The user behind a live token, or null when it is unknown, expired or revoked. */
+  async authenticate(token: string): Promise<AuthenticatedUser | null> {
+    const row = await this.tokens.findOne({
+      where: { tokenHash: hashToken(token) },
+      relations: { user: true },
+    });
+    if (!row || !row.user || row.revokedAt !== null || row.expiresAt.getTime() <= Date.now()) {
+      return null;
+    }
+    return { id: row.user.id, name: row.user.name, scopes: new Set(row.scopes.split(' ')) };
+  }
+}

@@ -1,0 +1,110 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, Repository } from 'typeorm';
+import type { MediaType } from '../common/media-type';
+import { CatalogFileError, TitleRecord } from './catalog-file';
+import { Title } from './title.entity';
+
+export interface ImportSummary {
+  created: number;
+  updated: number;
+  unchanged: number;
+}
+
+// SQLite rejects very large statements ("Expression tree is too large"): insert in batches.
+const INSERT_BATCH = 200;
+
+@Injectable()
+export class CatalogService {
+  constructor(
+    @InjectRepository(Title) private readonly titles: Repository<Title>,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  findById(mediaType: MediaType, id: number): Promise<Title | null> {
+    return this.titles.findOneBy({ mediaType, id });
+  }
+
+  findByExternalId(mediaType: MediaType, externalId: number): Promise<Title | null> {
+    return this.titles.findOneBy({ mediaType, externalId });
+  }
+
+  /**
+   * Creates new titles and updates changed ones in place, in one transaction: all or nothing.
+   * Users' entries are never touched.
+   */
+  async import(records: TitleRecord[]): Promise<ImportSummary> {
+    return this.dataSource.transaction(async (manager) => {
+      const summary: ImportSummary = { created: 0, updated: 0, unchanged: 0 };
+      const existing = new Map<string, Title>();
+      for (const title of await manager.find(Title)) existing.set(keyOf(title), title);
+
+      checkExternalIdsFree(records, existing);
+
+      const created: TitleRecord[] = [];
+      const changed: TitleRecord[] = [];
+      for (const record of records) {
+        const current = existing.get(keyOf(record));
+        if (!current) created.push(record);
+        else if (sameTitle(current, record)) summary.unchanged += 1;
+        else changed.push(record);
+      }
+
+      // Release the external ids that move first, so that two titles can swap them.
+      for (const record of changed) {
+        const current = existing.get(keyOf(record))!;
+        if (current.externalId !== record.externalId && current.externalId !== null) {
+          await manager.update(
+            Title,
+            { mediaType: record.mediaType, id: record.id },
+            { externalId: null },
+          );
+        }
+      }
+      for (const record of changed) {
+        const { mediaType, id, ...fields } = record;
+        await manager.update(Title, { mediaType, id }, fields);
+      }
+      for (let i = 0; i < created.length; i += INSERT_BATCH) {
+        await manager.insert(Title, created.slice(i, i + INSERT_BATCH));
+      }
+      summary.created = created.length;
+      summary.updated = changed.length;
+      return summary;
+    });
+  }
+}
+
+/** An external id may not move to a title while a title outside the file still holds it. */
+function checkExternalIdsFree(records: TitleRecord[], existing: Map<string, Title>): void {
+  const inFile = new Set(records.map(keyOf));
+  const heldOutside = new Map<string, Title>();
+  for (const title of existing.values()) {
+    if (title.externalId !== null && !inFile.has(keyOf(title))) {
+      heldOutside.set(`${title.mediaType}:${title.externalId}`, title);
+    }
+  }
+  records.forEach((record, index) => {
+    const holder = heldOutside.get(`${record.mediaType}:${record.externalId}`);
+    if (record.externalId !== null && holder) {
+      throw new CatalogFileError(
+        `record ${index + 1} (${record.mediaType} id ${record.id}): external_id ${record.externalId} already belongs to ${record.mediaType} id ${holder.id}`,
+      );
+    }
+  });
+}
+
+function keyOf(title: { mediaType: MediaType; id: number }): string {
+  return `${title.mediaType}:${title.id}`;
+}
+
+function sameTitle(stored: Title, record: TitleRecord): boolean {
+  return (
+    stored.externalId === record.externalId &&
+    stored.title === record.title &&
+    stored.episodes === record.episodes &&
+    stored.episodeMinutes === record.episodeMinutes &&
+    stored.chapters === record.chapters &&
+    stored.volumes === record.volumes
+  );
+}

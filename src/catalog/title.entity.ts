@@ -1,0 +1,31 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { MediaType } from '../common/media-type';
+
+/** One anime or manga title. Anime and manga have separate id spaces (decisions §1). */
+@Entity('titles')
+@Index('UQ_titles_external_id', ['mediaType', 'externalId'], { unique: true })
+export class Title {
+  @PrimaryColumn({ name: 'media_type', type: 'varchar', length: 5 })
+  mediaType: MediaType;
+
+  @PrimaryColumn({ type: 'int' })
+  id: number;
+
+  @Column({ name: 'external_id', type: 'int', nullable: true })
+  externalId: number | null;
+
+  @Column({ type: 'varchar', length: 500 })
+  title: string;
+
+  @Column({ type: 'int', nullable: true })
+  episodes: number | null;
+
+  @Column({ name: 'episode_minutes', type: 'int', nullable: true })
+  episodeMinutes: number | null;
+
+  @Column({ type: 'int', nullable: true })
+  chapters: number | null;
+
+  @Column({ type: 'int', nullable: true })
+  volumes: number | null;
+}

@@ -1,0 +1,61 @@
+import 'reflect-metadata';
+import { Module } from '@nestjs/common';
+import { CommandFactory } from 'nest-commander';
+import { TokensModule } from './auth/tokens.module';
+import { IssueTokenCommand, RevokeTokenCommand, TokensCommand } from './auth/tokens.command';
+import { CatalogModule } from './catalog/catalog.module';
+import { CatalogCommand, ImportCatalogCommand } from './catalog/catalog.command';
+import { InvalidConfigError, loadConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { DatabaseModule } from './database/database.module';
+import { UsersModule } from './users/users.module';
+import { CreateUserCommand, UsersCommand } from './users/users.command';
+
+/** The admin command line: the app's own modules and services, no copy of their logic. */
+@Module({
+  imports: [
+    ConfigModule.forRoot(),
+    DatabaseModule.forRoot({ retryAttempts: 0 }),
+    UsersModule,
+    TokensModule,
+    CatalogModule,
+  ],
+  providers: [
+    UsersCommand,
+    CreateUserCommand,
+    TokensCommand,
+    IssueTokenCommand,
+    RevokeTokenCommand,
+    CatalogCommand,
+    ImportCatalogCommand,
+  ],
+})
+class CliModule {}
+
+function fail(error: unknown): never {
+  // Commander has already printed its own message (usage errors) or the help text.
+  const commander = error as { code?: unknown; exitCode?: unknown };
+  if (typeof commander.code === 'string' && commander.code.startsWith('commander.')) {
+    process.exit(typeof commander.exitCode === 'number' ? commander.exitCode : 1);
+  }
+  const message =
+    error instanceof InvalidConfigError || error instanceof Error ? error.message : String(error);
+  process.stderr.write(`error: ${message}\n`);
+  process.exit(1);
+}
+
+async function main(): Promise<void> {
+  try {
+    loadConfig();
+  } catch (error) {
+    fail(error);
+  }
+  await CommandFactory.run(CliModule, {
+    logger: false,
+    abortOnError: false,
+    errorHandler: fail,
+    serviceErrorHandler: fail,
+  });
+}
+
+main().catch(fail);

@@ -1,0 +1,149 @@
+import { isIP } from 'node:net';
+
+export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
+
+export type DatabaseTarget = { type: 'sqlite'; path: string } | { type: 'mysql'; url: string };
+
+export interface RateWindow {
+  limit: number;
+  windowSeconds: number;
+}
+
+/** The whole environment of decisions §9, parsed and validated once. */
+export interface AppConfig {
+  port: number;
+  database: DatabaseTarget;
+  redisUrl: string | null;
+  /** Fastify/proxy-addr "trust proxy": false, true, or a list of addresses, CIDRs or names like `loopback`. */
+  trustProxy: boolean | string[];
+  rateLimit: { user: RateWindow; ip: RateWindow };
+  userAgent: {
+    blocklist: string[];
+    denyThreshold: number;
+    denyWindowSeconds: number;
+    denySeconds: number;
+  };
+  logLevel: LogLevel;
+}
+
+export const DEFAULT_SQLITE_PATH = './data/ratings.sqlite';
+
+export class InvalidConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'InvalidConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Reads every variable, collecting all problems before failing, so an operator fixes the
+ * environment in one pass instead of one variable per restart.
+ */
+export function loadConfig(env: Env = process.env): AppConfig {
+  const problems: string[] = [];
+
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === '') return fallback;
+    if (!/^\d+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+
+  const config: AppConfig = {
+    port: integer('PORT', 3000, 0, 65535),
+    database: parseDatabaseUrl(env.DATABASE_URL, problems),
+    redisUrl: parseRedisUrl(env.REDIS_URL, problems),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY, problems),
+    rateLimit: {
+      user: {
+        limit: integer('RATE_LIMIT_USER_LIMIT', 10, 1, 1_000_000_000),
+        windowSeconds: integer('RATE_LIMIT_USER_WINDOW_SECONDS', 60, 1, 31_536_000),
+      },
+      ip: {
+        limit: integer('RATE_LIMIT_IP_LIMIT', 100, 1, 1_000_000_000),
+        windowSeconds: integer('RATE_LIMIT_IP_WINDOW_SECONDS', 120, 1, 31_536_000),
+      },
+    },
+    userAgent: {
+      blocklist: (env.UA_BLOCKLIST ?? '')
+        .split(',')
+        .map((name) => name.trim())
+        .filter((name) => name.length > 0),
+      denyThreshold: integer('UA_DENY_THRESHOLD', 10, 0, 1_000_000),
+      denyWindowSeconds: integer('UA_DENY_WINDOW_SECONDS', 600, 1, 31_536_000),
+      denySeconds: integer('UA_DENY_SECONDS', 900, 1, 31_536_000),
+    },
+    logLevel: parseLogLevel(env.LOG_LEVEL, problems),
+  };
+
+  if (problems.length > 0) throw new InvalidConfigError(problems);
+  return config;
+}
+
+function parseDatabaseUrl(raw: string | undefined, problems: string[]): DatabaseTarget {
+  if (raw === undefined || raw.trim() === '') return { type: 'sqlite', path: DEFAULT_SQLITE_PATH };
+  if (raw.startsWith('sqlite:')) {
+    const path = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (path === '') problems.push('DATABASE_URL sqlite:PATH needs a file path');
+    return { type: 'sqlite', path };
+  }
+  try {
+    const url = new URL(raw);
+    if (url.protocol !== 'mysql:' && url.protocol !== 'mariadb:') throw new Error('scheme');
+    if (url.pathname.length <= 1) {
+      problems.push('DATABASE_URL must name a database: mysql://user:pass@host:3306/db');
+    }
+    return { type: 'mysql', url: raw.replace(/^mariadb:/, 'mysql:') };
+  } catch {
+    problems.push('DATABASE_URL must be sqlite:PATH or mysql://user:pass@host:3306/db');
+    return { type: 'sqlite', path: DEFAULT_SQLITE_PATH };
+  }
+}
+
+function parseRedisUrl(raw: string | undefined, problems: string[]): string | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  try {
+    const url = new URL(raw);
+    if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error('scheme');
+    return raw;
+  } catch {
+    problems.push('REDIS_URL must be redis://host:6379 or rediss://…');
+    return null;
+  }
+}
+
+function parseTrustProxy(raw: string | undefined, problems: string[]): boolean | string[] {
+  const value = raw?.trim() ?? '';
+  if (value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  const entries = value.split(',').map((entry) => entry.trim());
+  const named = new Set(['loopback', 'linklocal', 'uniquelocal']);
+  const bad = entries.filter((entry) => !named.has(entry) && !isAddressOrCidr(entry));
+  if (bad.length > 0) {
+    problems.push(
+      `TRUST_PROXY must be true, false, loopback, or a comma list of addresses/CIDRs (bad: ${bad.join(', ')})`,
+    );
+    return false;
+  }
+  return entries;
+}
+
+function isAddressOrCidr(entry: string): boolean {
+  const [address, prefix, ...rest] = entry.split('/');
+  if (rest.length > 0 || isIP(address) === 0) return false;
+  if (prefix === undefined) return true;
+  const max = isIP(address) === 4 ? 32 : 128;
+  return /^\d+$/.test(prefix) && Number(prefix) <= max;
+}
+
+function parseLogLevel(raw: string | undefined, problems: string[]): LogLevel {
+  const value = (raw ?? 'info').trim().toLowerCase();
+  if (value === 'error' || value === 'warn' || value === 'info' || value === 'debug') return value;
+  problems.push(`LOG_LEVEL must be one of error, warn, info, debug (got "${raw}")`);
+  return 'info';
+}

@@ -1,0 +1,91 @@
+import { Logger, OnModuleDestroy } from '@nestjs/common';
+import Redis from 'ioredis';
+import { CounterStore, WindowCount } from './counter-store';
+
+const KEY_PREFIX = 'ratings:';
+const WARN_EVERY_MS = 10_000;
+
+// INCR and the first PEXPIRE in one step, so that concurrent instances never leave a window
+// without an expiry or count a hit twice.
+const HIT_SCRIPT = `
+local count = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {count, ttl}
+`;
+
+/**
+ * Counters shared by every instance. When Redis does not answer, requests are still served: the
+ * limits fail open, and a warning is logged (at most every 10 s).
+ */
+export class RedisCounterStore extends CounterStore implements OnModuleDestroy {
+  private readonly logger = new Logger(RedisCounterStore.name);
+  private readonly redis: Redis;
+  private lastWarning = 0;
+
+  constructor(url: string) {
+    super();
+    this.redis = new Redis(url, {
+      keyPrefix: KEY_PREFIX,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      commandTimeout: 500,
+      connectTimeout: 2000,
+      retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+    });
+    this.redis.on('error', (error: Error) => this.warn(error));
+  }
+
+  async hit(key: string, windowMs: number): Promise<WindowCount> {
+    try {
+      const [count, ttl] = (await this.redis.eval(HIT_SCRIPT, 1, key, windowMs)) as [
+        number,
+        number,
+      ];
+      return { count, resetMs: ttl };
+    } catch (error) {
+      this.warn(error);
+      return { count: 0, resetMs: windowMs };
+    }
+  }
+
+  async raiseFlag(key: string, ms: number): Promise<void> {
+    try {
+      await this.redis.set(key, '1', 'PX', ms);
+    } catch (error) {
+      this.warn(error);
+    }
+  }
+
+  async flagRemainingMs(key: string): Promise<number> {
+    try {
+      return Math.max(0, await this.redis.pttl(key));
+    } catch (error) {
+      this.warn(error);
+      return 0;
+    }
+  }
+
+  async isReachable(): Promise<boolean> {
+    try {
+      return (await this.redis.ping()) === 'PONG';
+    } catch {
+      return false;
+    }
+  }
+
+  onModuleDestroy(): void {
+    this.redis.disconnect();
+  }
+
+  private warn(error: unknown): void {
+    const now = Date.now();
+    if (now - this.lastWarning < WARN_EVERY_MS) return;
+    this.lastWarning = now;
+    const message = error instanceof Error ? error.message : String(error);
+    this.logger.warn(`Redis unreachable, rate limits and IP denial fail open: ${message}`);
+  }
+}

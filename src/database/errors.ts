@@ -1,0 +1,11 @@
+/** A unique-key violation, as better-sqlite3 and mysql2 report it. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code =
+    (error as { code?: unknown; driverError?: { code?: unknown } } | null)?.driverError?.code ??
+    (error as { code?: unknown } | null)?.code;
+  return (
+    code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
+    code === 'ER_DUP_ENTRY'
+  );
+}

@@ -1,0 +1,50 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { DataSourceOptions } from 'typeorm';
+import type { DatabaseTarget } from '../config/app-config';
+import { AccessToken } from '../auth/access-token.entity';
+import { Title } from '../catalog/title.entity';
+import { RatingEntry } from '../ratings/rating-entry.entity';
+import { User } from '../users/user.entity';
+import { InitialSchema1763830000000 } from './migrations/1763830000000-initial-schema';
+
+export const ENTITIES = [User, AccessToken, Title, RatingEntry];
+export const MIGRATIONS = [InitialSchema1763830000000];
+
+/** The one options builder behind the app, the CLI, the e2e tests and `ormconfig.ts`. */
+export function buildTypeOrmOptions(database: DatabaseTarget): DataSourceOptions {
+  const common = {
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsRun: true,
+    synchronize: false,
+    logging: false,
+  } as const;
+
+  if (database.type === 'sqlite') {
+    if (database.path !== ':memory:') mkdirSync(dirname(database.path), { recursive: true });
+    return {
+      ...common,
+      type: 'better-sqlite3',
+      database: database.path,
+      enableWAL: true,
+      // Waits for a lock held by another process (the CLI next to the server) instead of failing.
+      timeout: 5000,
+      prepareDatabase: (db: { pragma(sql: string): unknown }) => {
+        db.pragma('foreign_keys = ON');
+        db.pragma('synchronous = NORMAL');
+      },
+    };
+  }
+
+  return {
+    ...common,
+    type: 'mysql',
+    url: database.url,
+    charset: 'utf8mb4',
+    timezone: 'Z',
+    // DATE as 'YYYY-MM-DD' strings: no time-zone shift of calendar dates.
+    dateStrings: ['DATE'],
+    extra: { connectionLimit: 10 },
+  };
+}

@@ -1,0 +1,28 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AppModule } from './app.module';
+import { configureApp, createHttpAdapter, createLogger } from './app.setup';
+import { InvalidConfigError, loadConfig } from './config/app-config';
+
+async function bootstrap(): Promise<void> {
+  const config = loadConfig();
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.forRoot(config),
+    createHttpAdapter(config),
+    { logger: createLogger(config.logLevel) },
+  );
+  configureApp(app);
+  await app.listen(config.port, '0.0.0.0');
+}
+
+bootstrap().catch((error: unknown) => {
+  if (error instanceof InvalidConfigError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    process.stderr.write(
+      `Failed to start: ${error instanceof Error ? error.stack : String(error)}\n`,
+    );
+  }
+  process.exit(1);
+});

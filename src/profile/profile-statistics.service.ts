@@ -1,0 +1,105 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { Title } from '../catalog/title.entity';
+import type { MediaType } from '../common/media-type';
+import { rawInteger } from '../database/raw-values';
+import { RatingEntry } from '../ratings/rating-entry.entity';
+import type { AnimeStatistics, MangaStatistics, ProfileStatistics } from './profile.dto';
+
+const DEFAULT_EPISODE_MINUTES = 24;
+const MINUTES_PER_CHAPTER = 8;
+const MINUTES_PER_VOLUME = 72;
+
+interface Totals {
+  media_type: MediaType;
+  ongoing: string | number;
+  completed: string | number;
+  on_hold: string | number;
+  dropped: string | number;
+  bookmark: string | number;
+  score_sum: string | number;
+  scored: string | number;
+  episodes: string | number;
+  chapters: string | number;
+  volumes: string | number;
+  repeats: string | number;
+  episode_minutes: string | number;
+}
+
+const count = (status: string) => `SUM(CASE WHEN e.status = '${status}' THEN 1 ELSE 0 END)`;
+const SCORE = '(e.public_rating * 10 + e.public_fraction)';
+
+/**
+ * The profile statistics of decisions §8, in one aggregate query over the user's entries (the
+ * unique index on user, media type, title serves it). Every SQL result is an integer sum; the
+ * average is divided and rounded here, so SQLite and MariaDB give the same number.
+ */
+@Injectable()
+export class ProfileStatisticsService {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async forUser(userId: number): Promise<ProfileStatistics> {
+    const rows = await this.dataSource
+      .createQueryBuilder(RatingEntry, 'e')
+      .innerJoin(Title, 't', 't.media_type = e.media_type AND t.id = e.title_id')
+      .select('e.media_type', 'media_type')
+      .addSelect(count('ongoing'), 'ongoing')
+      .addSelect(count('completed'), 'completed')
+      .addSelect(count('on_hold'), 'on_hold')
+      .addSelect(count('dropped'), 'dropped')
+      .addSelect(count('bookmark'), 'bookmark')
+      .addSelect(`SUM(CASE WHEN ${SCORE} > 0 THEN ${SCORE} ELSE 0 END)`, 'score_sum')
+      .addSelect(`SUM(CASE WHEN ${SCORE} > 0 THEN 1 ELSE 0 END)`, 'scored')
+      .addSelect('SUM(e.episodes_watched)', 'episodes')
+      .addSelect('SUM(e.chapters_read)', 'chapters')
+      .addSelect('SUM(e.volumes_read)', 'volumes')
+      .addSelect('SUM(e.times_repeated)', 'repeats')
+      .addSelect(
+        `SUM(e.episodes_watched * COALESCE(t.episode_minutes, ${DEFAULT_EPISODE_MINUTES}))`,
+        'episode_minutes',
+      )
+      .where('e.user_id = :userId', { userId })
+      .groupBy('e.media_type')
+      .getRawMany<Totals>();
+
+    const totals = (mediaType: MediaType) => rows.find((row) => row.media_type === mediaType);
+    return { anime: animeStatistics(totals('anime')), manga: mangaStatistics(totals('manga')) };
+  }
+}
+
+/** Mean rounded half up, in integers: floor((2·sum + n) / 2n). */
+export function roundedMean(sum: number, n: number): number {
+  return n === 0 ? 0 : Math.floor((2 * sum + n) / (2 * n));
+}
+
+function animeStatistics(row: Totals | undefined): AnimeStatistics {
+  return {
+    watching: rawInteger(row?.ongoing),
+    completed: rawInteger(row?.completed),
+    on_hold: rawInteger(row?.on_hold),
+    dropped: rawInteger(row?.dropped),
+    bookmark: rawInteger(row?.bookmark),
+    average: roundedMean(rawInteger(row?.score_sum), rawInteger(row?.scored)),
+    episodes: rawInteger(row?.episodes),
+    rewatched: rawInteger(row?.repeats),
+    media_minutes: rawInteger(row?.episode_minutes),
+  };
+}
+
+function mangaStatistics(row: Totals | undefined): MangaStatistics {
+  const chapters = rawInteger(row?.chapters);
+  const volumes = rawInteger(row?.volumes);
+  return {
+    reading: rawInteger(row?.ongoing),
+    completed: rawInteger(row?.completed),
+    on_hold: rawInteger(row?.on_hold),
+    dropped: rawInteger(row?.dropped),
+    bookmark: rawInteger(row?.bookmark),
+    average: roundedMean(rawInteger(row?.score_sum), rawInteger(row?.scored)),
+    chapters,
+    volumes,
+    reread: rawInteger(row?.repeats),
+    media_minutes: MINUTES_PER_CHAPTER * chapters + MINUTES_PER_VOLUME * volumes,
+  };
+}

@@ -1,0 +1,51 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+export class AnimeStatistics {
+  @ApiProperty({ type: 'integer', description: 'Entries with status ongoing' }) watching: number;
+  @ApiProperty({ type: 'integer' }) completed: number;
+  @ApiProperty({ type: 'integer' }) on_hold: number;
+  @ApiProperty({ type: 'integer' }) dropped: number;
+  @ApiProperty({ type: 'integer', description: 'Planned to watch' }) bookmark: number;
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    maximum: 100,
+    description:
+      'Mean of public_rating*10 + public_fraction over entries scoring above 0, rounded half up; 0 when none',
+  })
+  average: number;
+  @ApiProperty({ type: 'integer', description: 'Sum of episodes_watched' }) episodes: number;
+  @ApiProperty({ type: 'integer', description: 'Sum of times_rewatched' }) rewatched: number;
+  @ApiProperty({
+    type: 'integer',
+    description: "Sum of episodes_watched × the title's episode_minutes (24 when unknown)",
+  })
+  media_minutes: number;
+}
+
+export class MangaStatistics {
+  @ApiProperty({ type: 'integer', description: 'Entries with status ongoing' }) reading: number;
+  @ApiProperty({ type: 'integer' }) completed: number;
+  @ApiProperty({ type: 'integer' }) on_hold: number;
+  @ApiProperty({ type: 'integer' }) dropped: number;
+  @ApiProperty({ type: 'integer', description: 'Planned to read' }) bookmark: number;
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: 100 }) average: number;
+  @ApiProperty({ type: 'integer', description: 'Sum of chapters_read' }) chapters: number;
+  @ApiProperty({ type: 'integer', description: 'Sum of volumes_read' }) volumes: number;
+  @ApiProperty({ type: 'integer', description: 'Sum of times_reread' }) reread: number;
+  @ApiProperty({ type: 'integer', description: '8 × chapters + 72 × volumes' })
+  media_minutes: number;
+}
+
+export class ProfileStatistics {
+  @ApiProperty() anime: AnimeStatistics;
+  @ApiProperty() manga: MangaStatistics;
+}
+
+export class ProfileView {
+  @ApiProperty({ type: 'integer', example: 1 }) id: number;
+  @ApiProperty({ example: 'alice' }) name: string;
+  @ApiProperty({ example: '2024-01-02T10:00:00Z', description: 'Registration time, UTC' })
+  joined_at: string;
+  @ApiProperty() statistics: ProfileStatistics;
+}

@@ -1,0 +1,83 @@
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import type { MediaType } from '../common/media-type';
+
+export const RATING_STATUSES = [
+  'ongoing',
+  'completed',
+  'on_hold',
+  'dropped',
+  'not_interested',
+  'bookmark',
+] as const;
+export type RatingStatus = (typeof RATING_STATUSES)[number];
+
+/**
+ * One user's entry for one title. Rewatch (anime) and reread (manga) share the `repeat` columns;
+ * the API names them per media type.
+ */
+@Entity('rating_entries')
+@Index('UQ_rating_entries_user_title', ['userId', 'mediaType', 'titleId'], { unique: true })
+export class RatingEntry {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ name: 'user_id', type: 'int' })
+  userId: number;
+
+  @Column({ name: 'media_type', type: 'varchar', length: 5 })
+  mediaType: MediaType;
+
+  @Column({ name: 'title_id', type: 'int' })
+  titleId: number;
+
+  @Column({ type: 'varchar', length: 16 })
+  status: RatingStatus;
+
+  @Column({ name: 'is_visible', type: 'boolean' })
+  isVisible: boolean;
+
+  @Column({ name: 'public_rating', type: 'smallint' })
+  publicRating: number;
+
+  @Column({ name: 'public_fraction', type: 'smallint' })
+  publicFraction: number;
+
+  @Column({ name: 'personal_rating', type: 'smallint' })
+  personalRating: number;
+
+  @Column({ name: 'episodes_watched', type: 'int' })
+  episodesWatched: number;
+
+  @Column({ name: 'chapters_read', type: 'int' })
+  chaptersRead: number;
+
+  @Column({ name: 'volumes_read', type: 'int' })
+  volumesRead: number;
+
+  @Column({ name: 'start_date', type: 'date', nullable: true })
+  startDate: string | null;
+
+  @Column({ name: 'end_date', type: 'date', nullable: true })
+  endDate: string | null;
+
+  @Column({ name: 'is_repeating', type: 'boolean' })
+  isRepeating: boolean;
+
+  @Column({ name: 'times_repeated', type: 'int' })
+  timesRepeated: number;
+
+  @Column({ name: 'repeat_desire', type: 'smallint' })
+  repeatDesire: number;
+
+  @Column({ type: 'text' })
+  notes: string;
+
+  @Column({ type: 'smallint' })
+  priority: number;
+
+  @Column({ name: 'created_at', type: 'datetime' })
+  createdAt: Date;
+
+  @Column({ name: 'updated_at', type: 'datetime' })
+  updatedAt: Date;
+}

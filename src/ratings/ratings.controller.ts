@@ -1,0 +1,165 @@
+import { Body, Controller, Delete, Get, HttpCode, Put, Type, UseGuards } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiPayloadTooLargeResponse,
+  ApiQuery,
+  ApiTags,
+  ApiUnsupportedMediaTypeResponse,
+} from '@nestjs/swagger';
+import { CurrentUser, Scopes } from '../auth/auth.decorators';
+import type { AuthenticatedUser } from '../auth/authenticated-user';
+import { SCOPES } from '../auth/scopes';
+import { ApiValidationPipe } from '../common/api-validation.pipe';
+import type { MediaType } from '../common/media-type';
+import { RateLimited } from '../rate-limit/rate-limited.decorator';
+import { PutAnimeRatingDto, PutMangaRatingDto, PutRatingDto } from './dto/put-rating.dto';
+import { AnimeRatingView, MangaRatingView, SuccessView } from './dto/rating-view.dto';
+import { RatingRequestGuard } from './rating-request.guard';
+import { RatingsService, RatingViewOf } from './ratings.service';
+import { CurrentTitleRef, TitleRef } from './title-ref';
+
+/** Names of the spec's endpoint rows: anime and manga routes of a row share a rate-limit budget. */
+export const RATING_ENDPOINTS = {
+  getOne: 'ratings.get-one',
+  getAll: 'ratings.get-all',
+  remove: 'ratings.delete',
+  put: 'ratings.put',
+} as const;
+
+const ID_PARAM = ApiParam({
+  name: 'id',
+  description:
+    'Title id (internal, or the external_id with use_external_id=true): a positive integer below 2^31',
+  schema: { type: 'integer', minimum: 1, maximum: 2 ** 31 - 1 },
+});
+const EXTERNAL_ID_QUERY = ApiQuery({
+  name: 'use_external_id',
+  required: false,
+  enum: ['true', 'false'],
+  description: "true: `{id}` is the title's external_id",
+});
+
+/**
+ * The four rating endpoints for one media type. Anime and manga get a controller each, so each has
+ * its own body DTO and OpenAPI schemas; any other `{mediaType}` is answered by
+ * UnknownMediaTypeController.
+ */
+function ratingsControllerFor<M extends MediaType>(
+  mediaType: M,
+  putDto: Type<PutRatingDto>,
+  view: Type<RatingViewOf<M>>,
+  putExample: Record<string, unknown>,
+) {
+  @ApiTags(`${mediaType} ratings`)
+  @Controller(`v1/my/${mediaType}`)
+  @Scopes(SCOPES[mediaType])
+  class RatingsController {
+    constructor(readonly ratings: RatingsService) {}
+
+    @Get(':id/ratings')
+    @RateLimited(RATING_ENDPOINTS.getOne)
+    @UseGuards(RatingRequestGuard)
+    @ApiOperation({ summary: `Your entry for one ${mediaType} title, as an array of zero or one` })
+    @ID_PARAM
+    @EXTERNAL_ID_QUERY
+    @ApiOkResponse({ type: view, isArray: true })
+    @ApiBadRequestResponse({ description: 'Invalid id or query value' })
+    @ApiNotFoundResponse({ description: 'No such title in the catalog' })
+    getOne(
+      @CurrentUser() user: AuthenticatedUser,
+      @CurrentTitleRef() ref: TitleRef,
+    ): Promise<RatingViewOf<M>[]> {
+      return this.ratings.getOne(user.id, mediaType, ref);
+    }
+
+    @Get('ratings')
+    @RateLimited(RATING_ENDPOINTS.getAll)
+    @ApiOperation({ summary: `All your ${mediaType} entries, ordered by title id` })
+    @ApiOkResponse({ type: view, isArray: true })
+    getAll(@CurrentUser() user: AuthenticatedUser): Promise<RatingViewOf<M>[]> {
+      return this.ratings.getAll(user.id, mediaType);
+    }
+
+    @Put(':id/ratings')
+    @HttpCode(200)
+    @RateLimited(RATING_ENDPOINTS.put)
+    @UseGuards(RatingRequestGuard)
+    @ApiOperation({
+      summary: `Create or update your entry for a ${mediaType} title`,
+      description:
+        'Creates the entry when you have none (omitted fields get defaults: is_visible true, numbers 0, booleans false, dates null, notes ""), updates it otherwise (omitted fields keep their value). `status` is always required. Unknown fields, fields of the other media type, wrong JSON types and `null` (except for the dates) are 400.',
+    })
+    @ID_PARAM
+    @EXTERNAL_ID_QUERY
+    @ApiBody({ type: putDto, examples: { [mediaType]: { value: putExample } } })
+    @ApiOkResponse({ type: SuccessView })
+    @ApiBadRequestResponse({
+      description: 'Invalid id, query, JSON or field; every offending field is named in `errors`',
+    })
+    @ApiNotFoundResponse({ description: 'No such title in the catalog' })
+    @ApiPayloadTooLargeResponse({ description: 'Body over 16384 bytes' })
+    @ApiUnsupportedMediaTypeResponse({ description: 'Content-Type is not application/json' })
+    async put(
+      @CurrentUser() user: AuthenticatedUser,
+      @CurrentTitleRef() ref: TitleRef,
+      // Typed as the union so that the global pipe passes it on to this one, which knows the DTO.
+      @Body(new ApiValidationPipe({ expectedType: putDto }))
+      body: PutAnimeRatingDto | PutMangaRatingDto,
+    ): Promise<SuccessView> {
+      await this.ratings.put(user.id, mediaType, ref, body);
+      return { success: true };
+    }
+
+    @Delete(':id/ratings')
+    @RateLimited(RATING_ENDPOINTS.remove)
+    @UseGuards(RatingRequestGuard)
+    @ApiOperation({ summary: `Delete your entry for a ${mediaType} title` })
+    @ID_PARAM
+    @EXTERNAL_ID_QUERY
+    @ApiOkResponse({ type: SuccessView })
+    @ApiNotFoundResponse({ description: 'No such title, or you have no entry for it' })
+    async remove(
+      @CurrentUser() user: AuthenticatedUser,
+      @CurrentTitleRef() ref: TitleRef,
+    ): Promise<SuccessView> {
+      await this.ratings.remove(user.id, mediaType, ref);
+      return { success: true };
+    }
+  }
+  return RatingsController;
+}
+
+export const AnimeRatingsController = ratingsControllerFor(
+  'anime',
+  PutAnimeRatingDto,
+  AnimeRatingView,
+  {
+    status: 'completed',
+    public_rating: 9,
+    public_fraction: 5,
+    personal_rating: 95,
+    episodes_watched: 64,
+    start_date: '2024-01-02',
+    end_date: '2024-03-30',
+    notes: 'Rewatch the Promised Day arc',
+  },
+);
+
+export const MangaRatingsController = ratingsControllerFor(
+  'manga',
+  PutMangaRatingDto,
+  MangaRatingView,
+  {
+    status: 'ongoing',
+    public_rating: 8,
+    chapters_read: 120,
+    volumes_read: 13,
+    is_rereading: false,
+    priority: 2,
+  },
+);

@@ -1,0 +1,14 @@
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+
+@Entity('users')
+@Index('UQ_users_name', ['name'], { unique: true })
+export class User {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ type: 'varchar', length: 64 })
+  name: string;
+
+  @Column({ name: 'created_at', type: 'datetime' })
+  createdAt: Date;
+}

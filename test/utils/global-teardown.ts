@@ -1,0 +1,5 @@
+import { dropRunDatabase } from './test-database';
+
+export default async function globalTeardown(): Promise<void> {
+  if (process.env.E2E_DATABASE_URL) await dropRunDatabase(process.env.E2E_DATABASE_URL);
+}
