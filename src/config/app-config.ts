@@ -14,6 +14,8 @@ export interface AppConfig {
   port: number;
   database: DatabaseTarget;
   redisUrl: string | null;
+  /** Prefix of every Redis key, so that deployments (or test runs) can share one Redis. */
+  redisKeyPrefix: string;
   /** Fastify/proxy-addr "trust proxy": false, true, or a list of addresses, CIDRs or names like `loopback`. */
   trustProxy: boolean | string[];
   rateLimit: { user: RateWindow; ip: RateWindow };
@@ -58,6 +60,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     port: integer('PORT', 3000, 0, 65535),
     database: parseDatabaseUrl(env.DATABASE_URL, problems),
     redisUrl: parseRedisUrl(env.REDIS_URL, problems),
+    redisKeyPrefix: env.REDIS_KEY_PREFIX?.trim() || 'ratings:',
     trustProxy: parseTrustProxy(env.TRUST_PROXY, problems),
     rateLimit: {
       user: {

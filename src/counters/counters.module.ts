@@ -12,7 +12,9 @@ import { RedisCounterStore } from './redis-counter-store';
       provide: CounterStore,
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig): CounterStore =>
-        config.redisUrl ? new RedisCounterStore(config.redisUrl) : new MemoryCounterStore(),
+        config.redisUrl
+          ? new RedisCounterStore(config.redisUrl, config.redisKeyPrefix)
+          : new MemoryCounterStore(),
     },
   ],
   exports: [CounterStore],

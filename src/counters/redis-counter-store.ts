@@ -2,7 +2,6 @@ import { Logger, OnModuleDestroy } from '@nestjs/common';
 import Redis from 'ioredis';
 import { CounterStore, WindowCount } from './counter-store';
 
-const KEY_PREFIX = 'ratings:';
 const WARN_EVERY_MS = 10_000;
 
 // INCR and the first PEXPIRE in one step, so that concurrent instances never leave a window
@@ -26,10 +25,10 @@ export class RedisCounterStore extends CounterStore implements OnModuleDestroy {
   private readonly redis: Redis;
   private lastWarning = 0;
 
-  constructor(url: string) {
+  constructor(url: string, keyPrefix: string) {
     super();
     this.redis = new Redis(url, {
-      keyPrefix: KEY_PREFIX,
+      keyPrefix,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       commandTimeout: 500,
