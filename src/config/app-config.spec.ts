@@ -1,0 +1,89 @@
+import { InvalidConfigError, loadConfig } from './app-config';
+
+describe('loadConfig', () => {
+  it('applies the defaults of decisions §4, §5 and §9', () => {
+    const config = loadConfig({});
+    expect(config).toEqual({
+      port: 3000,
+      database: { type: 'sqlite', path: './data/ratings.sqlite' },
+      redisUrl: null,
+      redisKeyPrefix: 'ratings:',
+      trustProxy: false,
+      rateLimit: { user: { limit: 10, windowSeconds: 60 }, ip: { limit: 100, windowSeconds: 120 } },
+      userAgent: { blocklist: [], denyThreshold: 10, denyWindowSeconds: 600, denySeconds: 900 },
+      logLevel: 'info',
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      DATABASE_URL: 'mysql://app:secret@db:3306/ratings',
+      REDIS_URL: 'redis://cache:6379',
+      TRUST_PROXY: 'loopback, 10.0.0.0/8',
+      RATE_LIMIT_USER_LIMIT: '5',
+      RATE_LIMIT_USER_WINDOW_SECONDS: '30',
+      RATE_LIMIT_IP_LIMIT: '50',
+      RATE_LIMIT_IP_WINDOW_SECONDS: '90',
+      UA_BLOCKLIST: 'acme, foo ,',
+      UA_DENY_THRESHOLD: '0',
+      UA_DENY_WINDOW_SECONDS: '60',
+      UA_DENY_SECONDS: '120',
+      LOG_LEVEL: 'DEBUG',
+    });
+    expect(config.port).toBe(8080);
+    expect(config.database).toEqual({ type: 'mysql', url: 'mysql://app:secret@db:3306/ratings' });
+    expect(config.redisUrl).toBe('redis://cache:6379');
+    expect(config.trustProxy).toEqual(['loopback', '10.0.0.0/8']);
+    expect(config.rateLimit).toEqual({
+      user: { limit: 5, windowSeconds: 30 },
+      ip: { limit: 50, windowSeconds: 90 },
+    });
+    expect(config.userAgent).toEqual({
+      blocklist: ['acme', 'foo'],
+      denyThreshold: 0,
+      denyWindowSeconds: 60,
+      denySeconds: 120,
+    });
+    expect(config.logLevel).toBe('debug');
+  });
+
+  it.each([
+    ['sqlite:/var/lib/ratings.sqlite', { type: 'sqlite', path: '/var/lib/ratings.sqlite' }],
+    ['sqlite:./local.sqlite', { type: 'sqlite', path: './local.sqlite' }],
+  ])('DATABASE_URL=%s', (url, expected) => {
+    expect(loadConfig({ DATABASE_URL: url }).database).toEqual(expected);
+  });
+
+  it('TRUST_PROXY=true trusts every proxy', () => {
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+  });
+
+  it('names every bad variable at once', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        PORT: 'eighty',
+        DATABASE_URL: 'postgres://x/y',
+        RATE_LIMIT_USER_LIMIT: '0',
+        UA_DENY_SECONDS: '-5',
+        TRUST_PROXY: 'not-an-address',
+        LOG_LEVEL: 'loud',
+        REDIS_URL: 'http://cache',
+      });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(InvalidConfigError);
+    const names = (error as InvalidConfigError).problems.map((problem) => problem.split(' ')[0]);
+    expect(names).toEqual([
+      'PORT',
+      'DATABASE_URL',
+      'REDIS_URL',
+      'TRUST_PROXY',
+      'RATE_LIMIT_USER_LIMIT',
+      'UA_DENY_SECONDS',
+      'LOG_LEVEL',
+    ]);
+  });
+});
