@@ -18,6 +18,7 @@ class ExampleController {
 function contextFor(handler: keyof ExampleController, scopes: string[]): ExecutionContext {
   const request = { user: { id: 1, name: 'a', scopes: new Set(scopes) } };
   return {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- only the reference is compared
     getHandler: () => ExampleController.prototype[handler],
     getClass: () => ExampleController,
     switchToHttp: () => ({ getRequest: () => request }),
