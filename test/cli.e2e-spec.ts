@@ -1,0 +1,336 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { Title } from '../src/catalog/title.entity';
+import { exitOf, freePort, runCli, startServer } from './utils/cli';
+import { api, createTestApp, resetDatabase } from './utils/test-app';
+
+const EXAMPLE_CATALOG = join(__dirname, '..', 'examples', 'catalog.json');
+
+describe('admin CLI (node dist/cli.js)', () => {
+  let app: NestFastifyApplication;
+  const workDir = mkdtempSync(join(tmpdir(), 'ratings-cli-'));
+
+  beforeAll(async () => {
+    app = await createTestApp();
+  });
+
+  afterAll(async () => {
+    await app.close();
+  });
+
+  beforeEach(async () => {
+    await resetDatabase(app);
+  });
+
+  const titleRows = () =>
+    app
+      .get(DataSource)
+      .getRepository(Title)
+      .find({ order: { mediaType: 'ASC', id: 'ASC' } });
+
+  describe('users create', () => {
+    it('prints the new user as one JSON line', async () => {
+      const result = await runCli(['users', 'create', '--name', 'alice']);
+      expect(result.code).toBe(0);
+      expect(result.stdout.endsWith('\n')).toBe(true);
+      expect(result.stdout.trim().split('\n')).toHaveLength(1);
+      const user = JSON.parse(result.stdout);
+      expect(Object.keys(user)).toEqual(['id', 'name', 'joined_at']);
+      expect(user).toMatchObject({ id: expect.any(Number), name: 'alice' });
+      expect(user.joined_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+      expect(Math.abs(Date.parse(user.joined_at) - Date.now())).toBeLessThan(60_000);
+    });
+
+    it('refuses a taken name and a missing or invalid one, exiting non-zero', async () => {
+      expect((await runCli(['users', 'create', '--name', 'bob'])).code).toBe(0);
+      const taken = await runCli(['users', 'create', '--name', 'bob']);
+      expect(taken.code).not.toBe(0);
+      expect(taken.stderr).toMatch(/"bob" already exists/);
+      const missing = await runCli(['users', 'create']);
+      expect(missing.code).not.toBe(0);
+      expect(missing.stderr).toMatch(/--name/);
+      const invalid = await runCli(['users', 'create', '--name', 'has space']);
+      expect(invalid.code).not.toBe(0);
+      expect(invalid.stderr).toMatch(/invalid user name/);
+    });
+  });
+
+  describe('tokens issue / revoke', () => {
+    it('issues a working token printed alone on one line, then revokes it for every process', async () => {
+      await runCli(['users', 'create', '--name', 'carol']);
+      const issued = await runCli([
+        'tokens',
+        'issue',
+        '--user',
+        'carol',
+        '--scopes',
+        'ratings.anime user.profile',
+      ]);
+      expect(issued.code).toBe(0);
+      expect(issued.stdout).toMatch(/^[A-Za-z0-9_-]{43}\n$/);
+      const token = issued.stdout.trim();
+
+      const profile = await api(app, token).get('/v1/my/profile').expect(200);
+      expect(profile.body.name).toBe('carol');
+      await api(app, token).get('/v1/my/manga/ratings').expect(403);
+
+      const revoked = await runCli(['tokens', 'revoke', token]);
+      expect(revoked.code).toBe(0);
+      const after = await api(app, token).get('/v1/my/profile').expect(401);
+      expect(after.headers['www-authenticate']).toBe(
+        'Bearer realm="ratings", error="invalid_token"',
+      );
+    });
+
+    it('honours --ttl', async () => {
+      await runCli(['users', 'create', '--name', 'dave']);
+      const issued = await runCli([
+        'tokens',
+        'issue',
+        '--user',
+        'dave',
+        '--scopes',
+        'user.profile',
+        '--ttl',
+        '1',
+      ]);
+      const token = issued.stdout.trim();
+      await api(app, token).get('/v1/my/profile').expect(200);
+      await new Promise((resolve) => setTimeout(resolve, 2100));
+      await api(app, token).get('/v1/my/profile').expect(401);
+    });
+
+    it('refuses an unknown user, unknown or missing scopes and a bad ttl, printing no token', async () => {
+      await runCli(['users', 'create', '--name', 'erin']);
+      const cases: [string[], RegExp][] = [
+        [['--user', 'nobody', '--scopes', 'user.profile'], /no user named "nobody"/],
+        [['--user', 'erin', '--scopes', 'user.profile admin'], /unknown scope "admin"/],
+        [['--user', 'erin', '--scopes', ''], /no scopes/],
+        [['--user', 'erin', '--scopes', 'user.profile', '--ttl', 'soon'], /--ttl/],
+        [['--user', 'erin', '--scopes', 'user.profile', '--ttl', '0'], /ttl/],
+      ];
+      const results = await Promise.all(
+        cases.map(([args]) => runCli(['tokens', 'issue', ...args])),
+      );
+      results.forEach((result, i) => {
+        expect(result.code).not.toBe(0);
+        expect(result.stdout).toBe('');
+        expect(result.stderr).toMatch(cases[i][1]);
+      });
+    });
+
+    it('refuses to revoke a token that was never issued', async () => {
+      const result = await runCli(['tokens', 'revoke', 'not-a-token']);
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toMatch(/no such token/);
+    });
+  });
+
+  describe('catalog import', () => {
+    it('imports the example catalog once, then finds it unchanged', async () => {
+      const total = (JSON.parse(readFileSync(EXAMPLE_CATALOG, 'utf8')) as unknown[]).length;
+      const first = await runCli(['catalog', 'import', EXAMPLE_CATALOG]);
+      expect(first.code).toBe(0);
+      expect(JSON.parse(first.stdout)).toEqual({ created: total, updated: 0, unchanged: 0 });
+      const second = await runCli(['catalog', 'import', EXAMPLE_CATALOG]);
+      expect(second.stdout).toBe(
+        `${JSON.stringify({ created: 0, updated: 0, unchanged: total })}\n`,
+      );
+      expect(await titleRows()).toHaveLength(total);
+    });
+
+    it("updates titles in place and never touches users' entries", async () => {
+      const file = join(workDir, 'catalog.json');
+      const records = [
+        {
+          media_type: 'anime',
+          id: 1,
+          external_id: 5114,
+          title: 'FMA',
+          episodes: 64,
+          episode_minutes: 24,
+        },
+        {
+          media_type: 'anime',
+          id: 2,
+          external_id: 9253,
+          title: 'Steins;Gate',
+          episodes: 24,
+          episode_minutes: 24,
+        },
+        {
+          media_type: 'manga',
+          id: 1,
+          external_id: 2,
+          title: 'Monster',
+          chapters: 162,
+          volumes: 18,
+        },
+      ];
+      writeFileSync(file, JSON.stringify(records));
+      expect(JSON.parse((await runCli(['catalog', 'import', file])).stdout)).toEqual({
+        created: 3,
+        updated: 0,
+        unchanged: 0,
+      });
+
+      await runCli(['users', 'create', '--name', 'frank']);
+      const token = (
+        await runCli(['tokens', 'issue', '--user', 'frank', '--scopes', 'ratings.anime'])
+      ).stdout.trim();
+      await api(app, token)
+        .put('/v1/my/anime/1/ratings', { status: 'completed', episodes_watched: 64 })
+        .expect(200);
+
+      records[0] = { ...records[0], title: 'Fullmetal Alchemist: Brotherhood' };
+      records[1] = { ...records[1], external_id: 9999, episode_minutes: 25 };
+      records.push({
+        media_type: 'manga',
+        id: 2,
+        external_id: 1,
+        title: 'Berserk',
+        chapters: null,
+        volumes: null,
+      } as never);
+      writeFileSync(file, JSON.stringify(records));
+      expect(JSON.parse((await runCli(['catalog', 'import', file])).stdout)).toEqual({
+        created: 1,
+        updated: 2,
+        unchanged: 1,
+      });
+
+      const entries = await api(app, token).get('/v1/my/anime/ratings').expect(200);
+      expect(entries.body).toHaveLength(1);
+      expect(entries.body[0]).toMatchObject({
+        id: 1,
+        title: 'Fullmetal Alchemist: Brotherhood',
+        episodes_watched: 64,
+      });
+      const rows = await titleRows();
+      expect(rows.find((t) => t.mediaType === 'anime' && t.id === 2)).toMatchObject({
+        externalId: 9999,
+        episodeMinutes: 25,
+      });
+    });
+
+    it('changes nothing and exits non-zero on a malformed file, naming the first bad record', async () => {
+      await runCli(['catalog', 'import', EXAMPLE_CATALOG]);
+      const before = await titleRows();
+      const cases: [string, RegExp][] = [
+        ['[{"media_type":"anime",', /not valid JSON/],
+        ['{"media_type":"anime"}', /JSON array/],
+        [
+          JSON.stringify([
+            { media_type: 'anime', id: 1, title: 'ok' },
+            { media_type: 'anime', id: 2, title: 'bad', episodes: -1 },
+          ]),
+          /record 2 \(anime id 2\): episodes/,
+        ],
+        [
+          JSON.stringify([
+            { media_type: 'manga', id: 1, title: 'a' },
+            { media_type: 'manga', id: 1, title: 'b' },
+          ]),
+          /record 2 \(manga id 1\): duplicate id 1/,
+        ],
+        [
+          JSON.stringify([
+            { media_type: 'anime', id: 1, external_id: 5, title: 'a' },
+            { media_type: 'anime', id: 3, external_id: 5, title: 'b' },
+          ]),
+          /record 2 \(anime id 3\): duplicate external_id 5/,
+        ],
+      ];
+      const results = await Promise.all(
+        cases.map(([text], i) => {
+          const file = join(workDir, `broken-${i}.json`);
+          writeFileSync(file, text);
+          return runCli(['catalog', 'import', file]);
+        }),
+      );
+      results.forEach((result, i) => {
+        expect(result.code).not.toBe(0);
+        expect(result.stdout).toBe('');
+        expect(result.stderr).toMatch(cases[i][1]);
+      });
+      expect(await titleRows()).toEqual(before);
+    });
+
+    it('refuses an external_id that another stored title holds, changing nothing', async () => {
+      const file = join(workDir, 'clash.json');
+      writeFileSync(
+        file,
+        JSON.stringify([{ media_type: 'anime', id: 1, external_id: 77, title: 'a' }]),
+      );
+      await runCli(['catalog', 'import', file]);
+      writeFileSync(
+        file,
+        JSON.stringify([
+          { media_type: 'anime', id: 2, title: 'b' },
+          { media_type: 'anime', id: 3, external_id: 77, title: 'c' },
+        ]),
+      );
+      const result = await runCli(['catalog', 'import', file]);
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toMatch(
+        /record 2 \(anime id 3\): external_id 77 already belongs to anime id 1/,
+      );
+      expect(await titleRows()).toHaveLength(1);
+    });
+  });
+
+  it('stops with a message naming every bad environment variable', async () => {
+    const result = await runCli(['users', 'create', '--name', 'x'], {
+      PORT: 'abc',
+      RATE_LIMIT_IP_LIMIT: '-1',
+      LOG_LEVEL: 'chatty',
+    });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/PORT/);
+    expect(result.stderr).toMatch(/RATE_LIMIT_IP_LIMIT/);
+    expect(result.stderr).toMatch(/LOG_LEVEL/);
+  });
+});
+
+describe('server (node dist/main.js)', () => {
+  it('serves /health on a fresh SQLite file (folder created) and shuts down on SIGTERM', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ratings-server-'));
+    const port = await freePort();
+    const { child, output } = startServer({
+      PORT: String(port),
+      DATABASE_URL: `sqlite:${join(dir, 'nested', 'db.sqlite')}`,
+      LOG_LEVEL: 'info',
+    });
+    try {
+      let status = 0;
+      for (let attempt = 0; attempt < 100 && status !== 200; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        status = await fetch(`http://127.0.0.1:${port}/health`).then(
+          (r) => r.status,
+          () => 0,
+        );
+      }
+      expect(status).toBe(200);
+      expect(output()).toMatch(/"level":"log"/); // structured JSON logs
+    } finally {
+      child.kill('SIGTERM');
+    }
+    // Nest closes the app (in-flight requests, the pool), then re-raises the signal.
+    expect(await exitOf(child)).toEqual(expect.objectContaining({ signal: 'SIGTERM' }));
+  });
+
+  it('refuses to start with a bad environment, naming every bad variable', async () => {
+    const { child, output } = startServer({
+      PORT: '99999',
+      UA_DENY_THRESHOLD: 'many',
+      DATABASE_URL: 'oracle://x',
+    });
+    expect(await exitOf(child)).toEqual({ code: 1, signal: null });
+    expect(output()).toMatch(/PORT/);
+    expect(output()).toMatch(/UA_DENY_THRESHOLD/);
+    expect(output()).toMatch(/DATABASE_URL/);
+  });
+});
