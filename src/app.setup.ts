@@ -1,7 +1,7 @@
 import { ConsoleLogger, LogLevel as NestLogLevel } from '@nestjs/common';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { BEARER_SECURITY } from './auth/auth.decorators';
 import { problemBody } from './common/problem';
 import { sendProblem } from './common/problem-details.filter';
@@ -63,8 +63,50 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
       )
       .build(),
   );
+  describeErrorBodies(document);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
 
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   return app;
+}
+
+/** Every error response of the document is the problem+json body of decisions §3. */
+function describeErrorBodies(document: OpenAPIObject): void {
+  document.components = document.components ?? {};
+  document.components.schemas = {
+    ...document.components.schemas,
+    Problem: {
+      type: 'object',
+      description: 'RFC 9457 problem details with the extension member success: false',
+      required: ['type', 'title', 'status', 'detail', 'success'],
+      properties: {
+        type: { type: 'string', example: 'https://ratings.example/problems/validation' },
+        title: { type: 'string', example: 'Invalid request body' },
+        status: { type: 'integer', example: 400 },
+        detail: { type: 'string', example: 'public_rating must be an integer from 0 to 10' },
+        success: { type: 'boolean', enum: [false] },
+        errors: {
+          type: 'array',
+          description: 'On validation failures: every offending field',
+          items: {
+            type: 'object',
+            properties: { field: { type: 'string' }, message: { type: 'string' } },
+          },
+        },
+      },
+    },
+  };
+  for (const pathItem of Object.values(document.paths)) {
+    for (const operation of Object.values(pathItem)) {
+      const responses = (operation as { responses?: Record<string, { content?: unknown }> })
+        .responses;
+      for (const [status, response] of Object.entries(responses ?? {})) {
+        if (Number(status) >= 400) {
+          response.content = {
+            'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } },
+          };
+        }
+      }
+    }
+  }
 }

@@ -144,7 +144,7 @@ describe('admin CLI (node dist/cli.js)', () => {
 
     it("updates titles in place and never touches users' entries", async () => {
       const file = join(workDir, 'catalog.json');
-      const records = [
+      const records: Record<string, unknown>[] = [
         {
           media_type: 'anime',
           id: 1,
@@ -194,7 +194,7 @@ describe('admin CLI (node dist/cli.js)', () => {
         title: 'Berserk',
         chapters: null,
         volumes: null,
-      } as never);
+      });
       writeFileSync(file, JSON.stringify(records));
       expect(JSON.parse((await runCli(['catalog', 'import', file])).stdout)).toEqual({
         created: 1,
