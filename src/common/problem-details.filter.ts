@@ -50,7 +50,9 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       if (status >= 500) return this.unexpected(exception, request);
-      return { problem: problemBody(status, httpExceptionDetail(exception)), headers: {} };
+      const detail =
+        status === 413 ? FASTIFY_DETAILS.FST_ERR_CTP_BODY_TOO_LARGE : httpExceptionDetail(exception);
+      return { problem: problemBody(status, detail), headers: {} };
     }
     if (exception instanceof SyntaxError) {
       return { problem: problemBody(400, 'The request body is not valid JSON'), headers: {} };
