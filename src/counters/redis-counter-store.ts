@@ -34,6 +34,10 @@ export class RedisCounterStore extends CounterStore implements OnModuleDestroy {
       commandTimeout: 500,
       connectTimeout: 2000,
       retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+      // disconnect() waits this long for the socket's 'close' before destroying it. A socket that
+      // already failed never closes again, so with Redis down the default (2 s) kept the process
+      // alive that long after app.close().
+      disconnectTimeout: 200,
     });
     this.redis.on('error', (error: Error) => this.warn(error));
   }
