@@ -35,11 +35,47 @@ export class ApiValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const validatesBody =
       metadata.type === 'body' && (this.expectedType ?? metadata.metatype) !== Object;
-    if (validatesBody && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+    if (!validatesBody) return super.transform(value, metadata);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       throw ProblemException.validation([{ field: 'body', message: 'must be a JSON object' }]);
     }
-    return super.transform(value, metadata);
+    const body = value as Record<string, unknown>;
+    // class-transformer recurses into every nested value: a deep one overflows the stack.
+    const tooDeep = Object.keys(body).filter((key) => nestsDeeperThan(body[key], MAX_DEPTH));
+    if (tooDeep.length > 0) {
+      throw ProblemException.validation(
+        tooDeep.map((field) => ({ field, message: 'is nested too deeply' })),
+      );
+    }
+    // class-transformer silently drops keys that name a method every object inherits
+    // (constructor, toString, ...), so whitelist validation never sees them.
+    const inherited: FieldError[] = Object.keys(body)
+      .filter((key) => typeof Reflect.get(Object.prototype, key) === 'function')
+      .map((field) => ({ field, message: 'is not a known field' }));
+    if (inherited.length === 0) return super.transform(value, metadata);
+    let others: FieldError[] = [];
+    try {
+      await super.transform(value, metadata);
+    } catch (error) {
+      if (!(error instanceof ProblemException) || !error.problem.errors) throw error;
+      others = error.problem.errors;
+    }
+    throw ProblemException.validation([...others, ...inherited]);
   }
+}
+
+const MAX_DEPTH = 32;
+
+/** Iterative, so that the check itself cannot overflow the stack. */
+function nestsDeeperThan(root: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[root, 1]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(value)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 function toFieldErrors(error: ValidationError, parent = ''): FieldError[] {

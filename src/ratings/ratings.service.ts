@@ -183,6 +183,16 @@ function pickExternalIdFlag(ref: TitleRef, body: PutRatingDto): boolean {
   return fromBody ?? fromQuery ?? false;
 }
 
+/**
+ * The bound of a count when the title's own count is unknown (decisions §6); when it is known,
+ * the title's count is the bound, however large.
+ */
+const UNKNOWN_COUNT_CAPS: Record<string, number> = {
+  episodes_watched: 100000,
+  chapters_read: 100000,
+  volumes_read: 10000,
+};
+
 /** The rules that need the whole entry and the title (decisions §6). */
 function checkEntryRules(mediaType: MediaType, entry: EntryFields, title: Title): void {
   const errors: FieldError[] = [];
@@ -200,8 +210,15 @@ function checkEntryRules(mediaType: MediaType, entry: EntryFields, title: Title)
     });
   }
   const within = (field: string, value: number, known: number | null, what: string) => {
-    if (known !== null && value > known) {
-      errors.push({ field, message: `must be at most ${known}, the title's ${what}` });
+    const max = known ?? UNKNOWN_COUNT_CAPS[field];
+    if (value > max) {
+      errors.push({
+        field,
+        message:
+          known === null
+            ? `must be at most ${max} (the title's ${what} is unknown)`
+            : `must be at most ${known}, the title's ${what}`,
+      });
     }
   };
   if (mediaType === 'anime') {

@@ -3,6 +3,7 @@ import { IsDefined, IsIn } from 'class-validator';
 import type { MediaType } from '../../common/media-type';
 import { RATING_STATUSES, RatingStatus } from '../rating-entry.entity';
 import {
+  Count,
   IntRange,
   IsCalendarDateOrNull,
   IsTextUpTo,
@@ -78,7 +79,7 @@ export const MANGA_ONLY_FIELDS = [
 export class PutAnimeRatingDto extends PutRatingDto {
   static readonly explainUnknownField = explainOtherMediaField('anime', MANGA_ONLY_FIELDS);
 
-  @IntRange(0, 100000, "Episodes watched; at most the title's episode count when known.")
+  @Count("Episodes watched: at most the title's episode count when known, else at most 100000.")
   readonly episodes_watched?: number;
 
   @OptionalBoolean('Currently rewatching.')
@@ -94,10 +95,10 @@ export class PutAnimeRatingDto extends PutRatingDto {
 export class PutMangaRatingDto extends PutRatingDto {
   static readonly explainUnknownField = explainOtherMediaField('manga', ANIME_ONLY_FIELDS);
 
-  @IntRange(0, 100000, "Chapters read; at most the title's chapter count when known.")
+  @Count("Chapters read: at most the title's chapter count when known, else at most 100000.")
   readonly chapters_read?: number;
 
-  @IntRange(0, 10000, "Volumes read; at most the title's volume count when known.")
+  @Count("Volumes read: at most the title's volume count when known, else at most 10000.")
   readonly volumes_read?: number;
 
   @OptionalBoolean('Currently rereading.')

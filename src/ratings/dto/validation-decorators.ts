@@ -29,6 +29,20 @@ export function IntRange(min: number, max: number, description: string): Propert
   );
 }
 
+/**
+ * A count of episodes, chapters or volumes: a non-negative integer here; its upper bound is the
+ * title's count when known (else a fixed cap), so RatingsService checks it against the title.
+ */
+export function Count(description: string): PropertyDecorator {
+  const message = 'must be a non-negative integer';
+  return applyDecorators(
+    ApiProperty({ type: 'integer', minimum: 0, required: false, description }),
+    IsOmittable(),
+    IsInt({ message }),
+    Min(0, { message }),
+  );
+}
+
 export function OptionalBoolean(description: string): PropertyDecorator {
   return applyDecorators(
     ApiProperty({ type: 'boolean', required: false, description }),
