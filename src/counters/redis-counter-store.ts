@@ -1,4 +1,4 @@
-import { Logger, OnModuleDestroy } from '@nestjs/common';
+import { Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import Redis from 'ioredis';
 import { CounterStore, WindowCount } from './counter-store';
 
@@ -20,7 +20,7 @@ return {count, ttl}
  * Counters shared by every instance. When Redis does not answer, requests are still served: the
  * limits fail open, and a warning is logged (at most every 10 s).
  */
-export class RedisCounterStore extends CounterStore implements OnModuleDestroy {
+export class RedisCounterStore extends CounterStore implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(RedisCounterStore.name);
   private readonly redis: Redis;
   private lastWarning = 0;
@@ -40,6 +40,23 @@ export class RedisCounterStore extends CounterStore implements OnModuleDestroy {
       disconnectTimeout: 200,
     });
     this.redis.on('error', (error: Error) => this.warn(error));
+  }
+
+  /**
+   * Waits (up to the connect timeout) for the first connection, so that the first requests are
+   * counted; with Redis down the app still starts, failing open.
+   */
+  async onModuleInit(): Promise<void> {
+    if (this.redis.status === 'ready') return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.redis.off('ready', done);
+        resolve();
+      };
+      const timer = setTimeout(done, 2000);
+      this.redis.once('ready', done);
+    });
   }
 
   async hit(key: string, windowMs: number): Promise<WindowCount> {
