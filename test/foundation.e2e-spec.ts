@@ -1,5 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
+import { DataSource } from 'typeorm';
 import { createTestApp } from './utils/test-app';
 
 describe('foundation: health, errors, request ids, docs', () => {
@@ -64,5 +65,21 @@ describe('foundation: health, errors, request ids, docs', () => {
         '/health',
       ]),
     );
+  });
+
+  it('GET /health is a problem+json 503 when the database does not answer', async () => {
+    const other = await createTestApp();
+    try {
+      await other.get(DataSource).destroy();
+      const response = await request(other.getHttpServer()).get('/health').expect(503);
+      expect(response.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+      expect(response.body).toMatchObject({
+        status: 503,
+        success: false,
+        detail: 'The database does not answer',
+      });
+    } finally {
+      await other.close();
+    }
   });
 });
