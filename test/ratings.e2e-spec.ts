@@ -832,6 +832,16 @@ describe('ratings API', () => {
       );
       expect((await readEntry('anime', 1)).status).toBe('ongoing');
     });
+
+    it('GET all checks ?use_external_id too, and otherwise ignores it', async () => {
+      await putOk('anime', 1, { status: 'ongoing' });
+      const bad = await client.get('/v1/my/anime/ratings?use_external_id=yes').expect(400);
+      expect(bad.body.errors).toEqual([
+        { field: 'use_external_id', message: 'must be true or false' },
+      ]);
+      const ok = await client.get('/v1/my/anime/ratings?use_external_id=true').expect(200);
+      expect(ok.body).toHaveLength(1);
+    });
   });
 
   describe('not found and path ids', () => {

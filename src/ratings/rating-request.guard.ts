@@ -7,7 +7,7 @@ const MAX_ID = 2 ** 31 - 1;
 
 /**
  * The checks of decisions §2 step 7 that precede the body, in their order: path id (400), query
- * (400), Content-Type (415). A guard because it runs after the rate limits and before any pipe;
+ * (400), Content-Type (415); on GET all, the query alone. A guard because it runs after the rate limits and before any pipe;
  * parameter pipes run concurrently and would not keep this order.
  */
 @Injectable()
@@ -19,8 +19,9 @@ export class RatingRequestGuard implements CanActivate {
       }
     >();
 
-    const rawId = request.params.id ?? '';
-    if (!/^\d{1,10}$/.test(rawId) || Number(rawId) < 1 || Number(rawId) > MAX_ID) {
+    // GET all has no {id}; its query is still checked.
+    const rawId = request.params.id;
+    if (rawId !== undefined && !isTitleId(rawId)) {
       throw ProblemException.validation(
         [{ field: 'id', message: 'must be a positive integer below 2^31' }],
         PROBLEMS.invalidParameter,
@@ -37,9 +38,13 @@ export class RatingRequestGuard implements CanActivate {
       );
     }
 
-    request[TITLE_REF] = { id: Number(rawId), useExternalIdQuery };
+    if (rawId !== undefined) request[TITLE_REF] = { id: Number(rawId), useExternalIdQuery };
     return true;
   }
+}
+
+function isTitleId(raw: string): boolean {
+  return /^\d{1,10}$/.test(raw) && Number(raw) >= 1 && Number(raw) <= MAX_ID;
 }
 
 function parseBooleanQuery(value: unknown): boolean | undefined {

@@ -79,6 +79,7 @@ function ratingsControllerFor<M extends MediaType>(
 
     @Get('ratings')
     @RateLimited(RATING_ENDPOINTS.getAll)
+    @UseGuards(RatingRequestGuard)
     @ApiOperation({ summary: `All your ${mediaType} entries, ordered by title id` })
     @ApiOkResponse({ type: view, isArray: true })
     getAll(@CurrentUser() user: AuthenticatedUser): Promise<RatingViewOf<M>[]> {
