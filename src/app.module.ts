@@ -13,6 +13,7 @@ import { ConfigModule } from './config/config.module';
 import { CountersModule } from './counters/counters.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
+import { OAuthModule } from './oauth/oauth.module';
 import { ProfileModule } from './profile/profile.module';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
@@ -36,6 +37,8 @@ export class AppModule {
         RatingsModule,
         ProfileModule,
         HealthModule,
+        // Outside the pipeline below: no route of it carries @Authenticated/@Scopes/@RateLimited.
+        OAuthModule,
       ],
       providers: [
         // Global guards run in registration order: this list is the pipeline of decisions §2.

@@ -4,6 +4,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { BEARER_SECURITY } from './auth/auth.decorators';
 import { problemBody } from './common/problem';
+import { SCOPE_DESCRIPTIONS } from './oauth/consent-page';
+import { CLIENT_BASIC_SECURITY } from './oauth/token.controller';
 import { sendProblem } from './common/problem-details.filter';
 import { requestIdFor } from './common/request-id';
 import type { AppConfig, LogLevel } from './config/app-config';
@@ -48,18 +50,46 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) =>
     done(null, undefined),
   );
+  // application/json and application/x-www-form-urlencoded (the /oauth form posts) are parsed by
+  // the parsers Nest's Fastify adapter registers at init(), for main.ts and the e2e apps alike;
+  // registering another here would clash with them. A form body sent to PUT /v1/… is parsed but
+  // still answered 415 at step 7: RatingRequestGuard checks the Content-Type, not the body.
 
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
       .setTitle('Anime & manga ratings')
       .setDescription(
-        "A user's own list of rated anime and manga, and a profile with list statistics. Every `/v1` endpoint needs `Authorization: Bearer <token>` with the endpoint's scope and a `User-Agent` of the form `<AppName>/<version> (<contact>)`. Errors are `application/problem+json` (RFC 9457) with `success: false`. Rate limits: per user and per client IP, per endpoint; anime and manga share a budget.",
+        "A user's own list of rated anime and manga, and a profile with list statistics. Every `/v1` endpoint needs `Authorization: Bearer <token>` with the endpoint's scope and a `User-Agent` of the form `<AppName>/<version> (<contact>)`. Errors are `application/problem+json` (RFC 9457) with `success: false`. Rate limits: per user and per client IP, per endpoint; anime and manga share a budget. Apps get tokens from the OAuth 2.0 endpoints under `/oauth` (authorization code with PKCE S256, refresh, revocation, introspection; metadata at `/.well-known/oauth-authorization-server`), which are outside the /v1 pipeline and answer errors as the OAuth RFCs say.",
       )
       .setVersion('1')
       .addBearerAuth(
         { type: 'http', scheme: 'bearer', description: 'Opaque access token' },
         BEARER_SECURITY,
+      )
+      .addOAuth2(
+        {
+          type: 'oauth2',
+          description:
+            'How third-party apps get the bearer token: authorization code with PKCE (S256). The /oauth endpoints are outside the /v1 pipeline.',
+          flows: {
+            authorizationCode: {
+              authorizationUrl: '/oauth/authorize',
+              tokenUrl: '/oauth/token',
+              refreshUrl: '/oauth/token',
+              scopes: SCOPE_DESCRIPTIONS,
+            },
+          },
+        },
+        'oauth2',
+      )
+      .addBasicAuth(
+        {
+          type: 'http',
+          scheme: 'basic',
+          description: 'OAuth client authentication (client_id and client_secret)',
+        },
+        CLIENT_BASIC_SECURITY,
       )
       .build(),
   );
@@ -70,7 +100,10 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
   return app;
 }
 
-/** Every error response of the document is the problem+json body of decisions §3. */
+/**
+ * Every error response of the document is the problem+json body of decisions §3, except those of
+ * the OAuth endpoints, which are outside the API and answer as the OAuth RFCs say.
+ */
 function describeErrorBodies(document: OpenAPIObject): void {
   document.components = document.components ?? {};
   document.components.schemas = {
@@ -96,7 +129,8 @@ function describeErrorBodies(document: OpenAPIObject): void {
       },
     },
   };
-  for (const pathItem of Object.values(document.paths)) {
+  for (const [path, pathItem] of Object.entries(document.paths)) {
+    if (path.startsWith('/oauth/') || path.startsWith('/.well-known/')) continue;
     for (const operation of Object.values(pathItem)) {
       const responses = (operation as { responses?: Record<string, { content?: unknown }> })
         .responses;

@@ -8,10 +8,15 @@ import { CatalogCommand, ImportCatalogCommand } from './catalog/catalog.command'
 import { InvalidConfigError, loadConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { ClientsCommand, CreateClientCommand } from './oauth/clients.command';
+import { OAuthClientsModule } from './oauth/oauth-clients.module';
 import { UsersModule } from './users/users.module';
-import { CreateUserCommand, UsersCommand } from './users/users.command';
+import { CreateUserCommand, SetPasswordCommand, UsersCommand } from './users/users.command';
 
-/** The admin command line: the app's own modules and services, no copy of their logic. */
+/**
+ * The admin command line (users, tokens, OAuth clients, catalog): the app's own modules and
+ * services, no copy of their logic.
+ */
 @Module({
   imports: [
     ConfigModule.forRoot(),
@@ -19,10 +24,14 @@ import { CreateUserCommand, UsersCommand } from './users/users.command';
     UsersModule,
     TokensModule,
     CatalogModule,
+    OAuthClientsModule,
   ],
   providers: [
     UsersCommand,
     CreateUserCommand,
+    SetPasswordCommand,
+    ClientsCommand,
+    CreateClientCommand,
     TokensCommand,
     IssueTokenCommand,
     RevokeTokenCommand,

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { Title } from '../src/catalog/title.entity';
+import { ClientsService } from '../src/oauth/clients.service';
+import { UsersService } from '../src/users/users.service';
 import { exitOf, freePort, runCli, startServer } from './utils/cli';
 import { api, createTestApp, resetDatabase } from './utils/test-app';
 
@@ -55,6 +57,129 @@ describe('admin CLI (node dist/cli.js)', () => {
       const invalid = await runCli(['users', 'create', '--name', 'has space']);
       expect(invalid.code).not.toBe(0);
       expect(invalid.stderr).toMatch(/invalid user name/);
+    });
+  });
+
+  describe('passwords', () => {
+    const verify = (name: string, password: string) =>
+      app.get(UsersService).verifyCredentials(name, password);
+
+    it('users create --password-stdin stores a hash of the password read from stdin, printing the same line', async () => {
+      const result = await runCli(
+        ['users', 'create', '--name', 'pia', '--password-stdin'],
+        {},
+        'correct horse battery\n',
+      );
+      expect(result.code).toBe(0);
+      expect(result.stdout.trim().split('\n')).toHaveLength(1);
+      expect(Object.keys(JSON.parse(result.stdout))).toEqual(['id', 'name', 'joined_at']);
+      expect(result.stdout).not.toContain('horse');
+      expect(await verify('pia', 'correct horse battery')).toMatchObject({ name: 'pia' });
+      expect(await verify('pia', 'correct horse battery\n')).toBeNull();
+      const [row] = await app
+        .get(DataSource)
+        .query<{ password_hash: string }[]>("SELECT password_hash FROM users WHERE name = 'pia'");
+      expect(row.password_hash).toMatch(/^scrypt\$/);
+    });
+
+    it('users set-password sets and replaces a password from stdin', async () => {
+      expect((await runCli(['users', 'create', '--name', 'quinn'])).code).toBe(0);
+      expect(await verify('quinn', 'first password')).toBeNull();
+      const set = await runCli(['users', 'set-password', '--name', 'quinn'], {}, 'first password');
+      expect(set).toMatchObject({ code: 0, stdout: 'password set\n' });
+      expect(await verify('quinn', 'first password')).not.toBeNull();
+      await runCli(['users', 'set-password', '--name', 'quinn'], {}, 'second password\r\n');
+      expect(await verify('quinn', 'first password')).toBeNull();
+      expect(await verify('quinn', 'second password')).not.toBeNull();
+    });
+
+    it('refuses a short or empty password and an unknown user, exiting non-zero', async () => {
+      const short = await runCli(
+        ['users', 'create', '--name', 'rae', '--password-stdin'],
+        {},
+        'short',
+      );
+      expect(short.code).not.toBe(0);
+      expect(short.stderr).toMatch(/at least 8 characters/);
+      // Nothing was created.
+      expect((await runCli(['users', 'create', '--name', 'rae'])).code).toBe(0);
+      const empty = await runCli(['users', 'set-password', '--name', 'rae'], {}, '');
+      expect(empty.code).not.toBe(0);
+      expect(empty.stderr).toMatch(/no password/);
+      const unknown = await runCli(
+        ['users', 'set-password', '--name', 'nobody'],
+        {},
+        'long enough password',
+      );
+      expect(unknown.code).not.toBe(0);
+      expect(unknown.stderr).toMatch(/no user named "nobody"/);
+    });
+  });
+
+  describe('clients create', () => {
+    it('registers a confidential client: prints its id and its secret once, stores a hash', async () => {
+      const result = await runCli([
+        'clients',
+        'create',
+        '--name',
+        'ListSync',
+        '--redirect-uri',
+        'https://listsync.example/callback',
+        '--redirect-uri',
+        'http://127.0.0.1:8765/callback',
+      ]);
+      expect(result.code).toBe(0);
+      expect(result.stdout.trim().split('\n')).toHaveLength(1);
+      const printed = JSON.parse(result.stdout);
+      expect(printed).toEqual({
+        client_id: expect.stringMatching(/^[\w-]{22}$/),
+        client_secret: expect.stringMatching(/^[\w-]{43}$/),
+        name: 'ListSync',
+        redirect_uris: ['https://listsync.example/callback', 'http://127.0.0.1:8765/callback'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      });
+      const clients = app.get(ClientsService);
+      const stored = await clients.findByClientId(printed.client_id);
+      expect(stored?.secretHash).toMatch(/^[0-9a-f]{64}$/);
+      expect(stored?.secretHash).not.toContain(printed.client_secret);
+      expect(await clients.authenticate(printed.client_id, printed.client_secret)).not.toBeNull();
+      expect(await clients.authenticate(printed.client_id, 'wrong')).toBeNull();
+      expect(await clients.authenticate(printed.client_id, undefined)).toBeNull();
+    });
+
+    it('registers a public client without a secret', async () => {
+      const result = await runCli([
+        'clients',
+        'create',
+        '--name',
+        'Pocket',
+        '--redirect-uri',
+        'com.example.pocket:/oauth',
+        '--public',
+      ]);
+      expect(result.code).toBe(0);
+      const printed = JSON.parse(result.stdout);
+      expect(printed).not.toHaveProperty('client_secret');
+      expect(printed.token_endpoint_auth_method).toBe('none');
+      expect(
+        await app.get(ClientsService).authenticate(printed.client_id, undefined),
+      ).not.toBeNull();
+    });
+
+    it('refuses a missing or unsafe redirect URI, exiting non-zero', async () => {
+      const missing = await runCli(['clients', 'create', '--name', 'X']);
+      expect(missing.code).not.toBe(0);
+      expect(missing.stderr).toMatch(/--redirect-uri/);
+      for (const [uri, reason] of [
+        ['http://app.example/cb', /use https/],
+        ['https://app.example/cb#x', /fragment/],
+        ['javascript:alert(1)', /scheme "javascript"/],
+      ] as const) {
+        const result = await runCli(['clients', 'create', '--name', 'X', '--redirect-uri', uri]);
+        expect(result.code).not.toBe(0);
+        expect(result.stdout).toBe('');
+        expect(result.stderr).toMatch(reason);
+      }
     });
   });
 

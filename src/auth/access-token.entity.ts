@@ -4,6 +4,7 @@ import { User } from '../users/user.entity';
 @Entity('access_tokens')
 @Index('UQ_access_tokens_hash', ['tokenHash'], { unique: true })
 @Index('IDX_access_tokens_user', ['userId'])
+@Index('IDX_access_tokens_grant', ['grantId'])
 export class AccessToken {
   @PrimaryGeneratedColumn()
   id: number;
@@ -23,8 +24,16 @@ export class AccessToken {
   @Column({ type: 'varchar', length: 255 })
   scopes: string;
 
+  /** The OAuth client the token was issued to; null for tokens from `tokens issue`. */
   @Column({ name: 'client_id', type: 'varchar', length: 64, nullable: true })
   clientId: string | null;
+
+  /**
+   * The OAuth grant (authorization) the token belongs to, so that revoking the grant (refresh-token
+   * reuse, a reused code, RFC 7009) revokes its access tokens too; null outside the OAuth flow.
+   */
+  @Column({ name: 'grant_id', type: 'int', nullable: true })
+  grantId: number | null;
 
   @Column({ name: 'created_at', type: 'datetime' })
   createdAt: Date;

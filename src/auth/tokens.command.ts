@@ -1,12 +1,18 @@
+import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
-import { DEFAULT_TOKEN_TTL_SECONDS, TokenRequestError, TokensService } from './tokens.service';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { TokenRequestError, TokensService } from './tokens.service';
 
 @SubCommand({
   name: 'issue',
   description: 'Issue an access token; prints the token alone on one line',
 })
 export class IssueTokenCommand extends CommandRunner {
-  constructor(private readonly tokens: TokensService) {
+  constructor(
+    private readonly tokens: TokensService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
     super();
   }
 
@@ -17,7 +23,8 @@ export class IssueTokenCommand extends CommandRunner {
     const { token } = await this.tokens.issue(
       options.user,
       options.scopes,
-      options.ttl ?? DEFAULT_TOKEN_TTL_SECONDS,
+      // The same default lifetime as tokens from the OAuth flow: the two are interchangeable.
+      options.ttl ?? this.config.oauth.accessTokenTtlSeconds,
     );
     process.stdout.write(`${token}\n`);
   }
@@ -42,7 +49,7 @@ export class IssueTokenCommand extends CommandRunner {
 
   @Option({
     flags: '--ttl <seconds>',
-    description: `Lifetime in seconds (default ${DEFAULT_TOKEN_TTL_SECONDS})`,
+    description: 'Lifetime in seconds (default ACCESS_TOKEN_TTL_SECONDS, 3600)',
   })
   parseTtl(value: string): number {
     if (!/^\d+$/.test(value))

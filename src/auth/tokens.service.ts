@@ -17,6 +17,33 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
+/** 32 bytes = 256 bits from the CSPRNG (decisions §4), base64url: 43 characters. */
+export function generateOpaqueToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** What is stored about an access token, for OAuth introspection and revocation (RFC 7662, 7009). */
+export interface AccessTokenInfo {
+  userId: number;
+  userName: string;
+  scopes: string[];
+  clientId: string | null;
+  grantId: number | null;
+  issuedAt: Date;
+  expiresAt: Date;
+  /** Neither expired nor revoked. */
+  active: boolean;
+}
+
+export interface NewAccessToken {
+  token: string;
+  userId: number;
+  scopes: readonly string[];
+  expiresAt: Date;
+  clientId: string | null;
+  grantId: number | null;
+}
+
 @Injectable()
 export class TokensService {
   constructor(
@@ -49,20 +76,51 @@ export class TokensService {
     const user = await this.users.findByName(userName);
     if (!user) throw new TokenRequestError(`no user named "${userName}"`);
 
-    // 32 bytes = 256 bits from the CSPRNG (decisions §4).
-    const token = randomBytes(32).toString('base64url');
-    const createdAt = nowToTheSecond();
-    const expiresAt = new Date(createdAt.getTime() + ttlSeconds * 1000);
+    const token = generateOpaqueToken();
+    const expiresAt = new Date(nowToTheSecond().getTime() + ttlSeconds * 1000);
+    await this.save({ token, userId: user.id, scopes, expiresAt, clientId, grantId: null });
+    return { token, expiresAt };
+  }
+
+  /**
+   * Stores a token made elsewhere (the OAuth token endpoint), as its hash, exactly like `issue`
+   * does: the bearer strategy cannot tell them apart.
+   */
+  async save(entry: NewAccessToken): Promise<void> {
     await this.tokens.insert({
-      tokenHash: hashToken(token),
-      userId: user.id,
-      scopes: [...new Set(scopes)].join(' '),
-      clientId,
-      createdAt,
-      expiresAt,
+      tokenHash: hashToken(entry.token),
+      userId: entry.userId,
+      scopes: [...new Set(entry.scopes)].join(' '),
+      clientId: entry.clientId,
+      grantId: entry.grantId,
+      createdAt: nowToTheSecond(),
+      expiresAt: entry.expiresAt,
       revokedAt: null,
     });
-    return { token, expiresAt };
+  }
+
+  /** Everything stored about a token, live or not; null when it was never issued. */
+  async describe(token: string): Promise<AccessTokenInfo | null> {
+    const row = await this.tokens.findOne({
+      where: { tokenHash: hashToken(token) },
+      relations: { user: true },
+    });
+    if (!row || !row.user) return null;
+    return {
+      userId: row.userId,
+      userName: row.user.name,
+      scopes: row.scopes.split(' ').filter((scope) => scope.length > 0),
+      clientId: row.clientId,
+      grantId: row.grantId,
+      issuedAt: row.createdAt,
+      expiresAt: row.expiresAt,
+      active: row.revokedAt === null && row.expiresAt.getTime() > Date.now(),
+    };
+  }
+
+  /** Revokes every access token of an OAuth grant. */
+  async revokeGrant(grantId: number): Promise<void> {
+    await this.tokens.update({ grantId, revokedAt: IsNull() }, { revokedAt: nowToTheSecond() });
   }
 
   /** Revokes a token; false when no such token was ever issued. Revoking twice is harmless. */

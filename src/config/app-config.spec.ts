@@ -11,6 +11,7 @@ describe('loadConfig', () => {
       trustProxy: false,
       rateLimit: { user: { limit: 10, windowSeconds: 60 }, ip: { limit: 100, windowSeconds: 120 } },
       userAgent: { blocklist: [], denyThreshold: 10, denyWindowSeconds: 600, denySeconds: 900 },
+      oauth: { accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 2_592_000 },
       logLevel: 'info',
     });
   });
@@ -29,6 +30,8 @@ describe('loadConfig', () => {
       UA_DENY_THRESHOLD: '0',
       UA_DENY_WINDOW_SECONDS: '60',
       UA_DENY_SECONDS: '120',
+      ACCESS_TOKEN_TTL_SECONDS: '900',
+      REFRESH_TOKEN_TTL_SECONDS: '86400',
       LOG_LEVEL: 'DEBUG',
     });
     expect(config.port).toBe(8080);
@@ -45,6 +48,7 @@ describe('loadConfig', () => {
       denyWindowSeconds: 60,
       denySeconds: 120,
     });
+    expect(config.oauth).toEqual({ accessTokenTtlSeconds: 900, refreshTokenTtlSeconds: 86400 });
     expect(config.logLevel).toBe('debug');
   });
 
@@ -67,6 +71,8 @@ describe('loadConfig', () => {
         DATABASE_URL: 'postgres://x/y',
         RATE_LIMIT_USER_LIMIT: '0',
         UA_DENY_SECONDS: '-5',
+        ACCESS_TOKEN_TTL_SECONDS: '30',
+        REFRESH_TOKEN_TTL_SECONDS: 'month',
         TRUST_PROXY: 'not-an-address',
         LOG_LEVEL: 'loud',
         REDIS_URL: 'http://cache',
@@ -83,6 +89,8 @@ describe('loadConfig', () => {
       'TRUST_PROXY',
       'RATE_LIMIT_USER_LIMIT',
       'UA_DENY_SECONDS',
+      'ACCESS_TOKEN_TTL_SECONDS',
+      'REFRESH_TOKEN_TTL_SECONDS',
       'LOG_LEVEL',
     ]);
   });

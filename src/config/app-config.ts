@@ -25,6 +25,8 @@ export interface AppConfig {
     denyWindowSeconds: number;
     denySeconds: number;
   };
+  /** Lifetimes of the tokens the OAuth 2.0 authorization server issues. */
+  oauth: { accessTokenTtlSeconds: number; refreshTokenTtlSeconds: number };
   logLevel: LogLevel;
 }
 
@@ -80,6 +82,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
       denyThreshold: integer('UA_DENY_THRESHOLD', 10, 0, 1_000_000),
       denyWindowSeconds: integer('UA_DENY_WINDOW_SECONDS', 600, 1, 31_536_000),
       denySeconds: integer('UA_DENY_SECONDS', 900, 1, 31_536_000),
+    },
+    oauth: {
+      accessTokenTtlSeconds: integer('ACCESS_TOKEN_TTL_SECONDS', 3600, 60, 31_536_000),
+      refreshTokenTtlSeconds: integer('REFRESH_TOKEN_TTL_SECONDS', 2_592_000, 60, 315_360_000),
     },
     logLevel: parseLogLevel(env.LOG_LEVEL, problems),
   };

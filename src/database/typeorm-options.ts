@@ -6,10 +6,29 @@ import { AccessToken } from '../auth/access-token.entity';
 import { Title } from '../catalog/title.entity';
 import { RatingEntry } from '../ratings/rating-entry.entity';
 import { User } from '../users/user.entity';
+import { AuthorizationCode } from '../oauth/entities/authorization-code.entity';
+import { OAuthClient } from '../oauth/entities/oauth-client.entity';
+import { OAuthGrant } from '../oauth/entities/oauth-grant.entity';
+import { RefreshToken } from '../oauth/entities/refresh-token.entity';
 import { InitialSchema1763830000000 } from './migrations/1763830000000-initial-schema';
+import { UserPasswords1795370000000 } from './migrations/1795370000000-user-passwords';
+import { OAuth1795370000001 } from './migrations/1795370000001-oauth';
 
-export const ENTITIES = [User, AccessToken, Title, RatingEntry];
-export const MIGRATIONS = [InitialSchema1763830000000];
+export const ENTITIES = [
+  User,
+  AccessToken,
+  Title,
+  RatingEntry,
+  OAuthClient,
+  OAuthGrant,
+  AuthorizationCode,
+  RefreshToken,
+];
+export const MIGRATIONS = [
+  InitialSchema1763830000000,
+  UserPasswords1795370000000,
+  OAuth1795370000001,
+];
 
 /** The one options builder behind the app, the CLI, the e2e tests and `ormconfig.ts`. */
 export function buildTypeOrmOptions(database: DatabaseTarget): DataSourceOptions {

@@ -11,4 +11,8 @@ export class User {
 
   @Column({ name: 'created_at', type: 'datetime' })
   createdAt: Date;
+
+  /** scrypt hash (see password-hash.ts); null until a password is set. Not loaded unless asked for. */
+  @Column({ name: 'password_hash', type: 'varchar', length: 255, nullable: true, select: false })
+  passwordHash?: string | null;
 }

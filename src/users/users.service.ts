@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { nowToTheSecond } from '../common/timestamps';
 import { isUniqueViolation } from '../database/errors';
+import { decoyHash, hashPassword, verifyPassword } from './password-hash';
 import { User } from './user.entity';
 
 export const USER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -21,18 +22,54 @@ export class InvalidUserNameError extends Error {
   }
 }
 
+export class UnknownUserError extends Error {
+  constructor(name: string) {
+    super(`no user named "${name}"`);
+  }
+}
+
 @Injectable()
 export class UsersService {
   constructor(@InjectRepository(User) private readonly users: Repository<User>) {}
 
-  async create(name: string): Promise<User> {
+  /** Creates a user, with a password when one is given (hashed first: a weak one creates nothing). */
+  async create(name: string, password?: string): Promise<User> {
     if (!USER_NAME_PATTERN.test(name)) throw new InvalidUserNameError(name);
+    const passwordHash = password === undefined ? null : await hashPassword(password);
     try {
-      return await this.users.save(this.users.create({ name, createdAt: nowToTheSecond() }));
+      const user = await this.users.save(
+        this.users.create({ name, createdAt: nowToTheSecond(), passwordHash }),
+      );
+      delete user.passwordHash;
+      return user;
     } catch (error) {
       if (isUniqueViolation(error)) throw new UserNameTakenError(name);
       throw error;
     }
+  }
+
+  async setPassword(name: string, password: string): Promise<void> {
+    const passwordHash = await hashPassword(password);
+    const result = await this.users.update({ name }, { passwordHash });
+    if (!result.affected) throw new UnknownUserError(name);
+  }
+
+  /**
+   * The user when the name and password match, else null. An unknown name or a user without a
+   * password costs the same scrypt run, so the answer time does not tell which names exist.
+   */
+  async verifyCredentials(name: string, password: string): Promise<User | null> {
+    const user = USER_NAME_PATTERN.test(name)
+      ? await this.users
+          .createQueryBuilder('user')
+          .addSelect('user.passwordHash')
+          .where('user.name = :name', { name })
+          .getOne()
+      : null;
+    const matches = await verifyPassword(password, user?.passwordHash ?? (await decoyHash()));
+    if (!user?.passwordHash || !matches) return null;
+    delete user.passwordHash;
+    return user;
   }
 
   findByName(name: string): Promise<User | null> {

@@ -10,10 +10,17 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the built admin CLI (`node dist/cli.js`) on the run's database. */
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+/**
+ * Runs the built admin CLI (`node dist/cli.js`) on the run's database; `input` is written to its
+ * standard input (which is closed either way).
+ */
+export function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  input?: string,
+): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       [join(ROOT, 'dist', 'cli.js'), ...args],
       {
@@ -26,6 +33,7 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
         resolve({ code, stdout, stderr });
       },
     );
+    child.stdin?.end(input);
   });
 }
 

@@ -45,7 +45,16 @@ export async function createTestApp(
 /** Empties every table, children first; each spec calls it before each test. */
 export async function resetDatabase(app: NestFastifyApplication): Promise<void> {
   const dataSource = app.get(DataSource);
-  for (const table of ['rating_entries', 'access_tokens', 'titles', 'users']) {
+  for (const table of [
+    'rating_entries',
+    'access_tokens',
+    'oauth_refresh_tokens',
+    'oauth_authorization_codes',
+    'oauth_grants',
+    'oauth_clients',
+    'titles',
+    'users',
+  ]) {
     await dataSource.query(`DELETE FROM ${table}`);
   }
 }

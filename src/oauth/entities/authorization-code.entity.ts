@@ -1,0 +1,45 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { OAuthGrant } from './oauth-grant.entity';
+
+@Entity('oauth_authorization_codes')
+@Index('UQ_oauth_authorization_codes_hash', ['codeHash'], { unique: true })
+@Index('IDX_oauth_authorization_codes_grant', ['grantId'])
+export class AuthorizationCode {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  /** SHA-256 of the code, hex. */
+  @Column({ name: 'code_hash', type: 'varchar', length: 64 })
+  codeHash: string;
+
+  @Column({ name: 'grant_id', type: 'int' })
+  grantId: number;
+
+  @ManyToOne(() => OAuthGrant, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'grant_id' })
+  grant?: OAuthGrant;
+
+  @Column({ name: 'redirect_uri', type: 'varchar', length: 2048 })
+  redirectUri: string;
+
+  /** Space-separated, as granted on the consent page. */
+  @Column({ type: 'varchar', length: 255 })
+  scopes: string;
+
+  @Column({ name: 'code_challenge', type: 'varchar', length: 128 })
+  codeChallenge: string;
+
+  /** Always S256: plain is refused at the authorization endpoint. */
+  @Column({ name: 'code_challenge_method', type: 'varchar', length: 10 })
+  codeChallengeMethod: string;
+
+  @Column({ name: 'created_at', type: 'datetime' })
+  createdAt: Date;
+
+  @Column({ name: 'expires_at', type: 'datetime' })
+  expiresAt: Date;
+
+  /** Set by the one exchange a code allows. */
+  @Column({ name: 'used_at', type: 'datetime', nullable: true })
+  usedAt: Date | null;
+}

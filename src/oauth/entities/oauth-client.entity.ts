@@ -1,0 +1,27 @@
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+
+/** An application registered with `clients create`. */
+@Entity('oauth_clients')
+@Index('UQ_oauth_clients_client_id', ['clientId'], { unique: true })
+export class OAuthClient {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  /** The public identifier the application sends as `client_id`. */
+  @Column({ name: 'client_id', type: 'varchar', length: 64 })
+  clientId: string;
+
+  @Column({ type: 'varchar', length: 100 })
+  name: string;
+
+  /** SHA-256 of the secret, hex; null for a public client, which authenticates by PKCE alone. */
+  @Column({ name: 'secret_hash', type: 'varchar', length: 64, nullable: true })
+  secretHash: string | null;
+
+  /** Matched exactly against `redirect_uri`. */
+  @Column({ name: 'redirect_uris', type: 'simple-json' })
+  redirectUris: string[];
+
+  @Column({ name: 'created_at', type: 'datetime' })
+  createdAt: Date;
+}

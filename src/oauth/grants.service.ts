@@ -1,0 +1,151 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { IsNull, Repository } from 'typeorm';
+import { hashToken, TokensService } from '../auth/tokens.service';
+import { nowToTheSecond } from '../common/timestamps';
+import { AuthorizationCode } from './entities/authorization-code.entity';
+import { OAuthGrant } from './entities/oauth-grant.entity';
+import { RefreshToken } from './entities/refresh-token.entity';
+
+export interface NewAuthorizationCode {
+  code: string;
+  grantId: number;
+  redirectUri: string;
+  scopes: readonly string[];
+  codeChallenge: string;
+  codeChallengeMethod: string;
+  expiresAt: Date;
+}
+
+/** With its grant, the grant's client and user loaded. */
+export type LoadedCode = AuthorizationCode & { grant: Required<OAuthGrant> };
+export type LoadedRefreshToken = RefreshToken & { grant: Required<OAuthGrant> };
+
+const WITH_GRANT = { grant: { client: true, user: true } } as const;
+
+/**
+ * Storage of the authorization server: grants and the codes and refresh tokens that belong to them
+ * (access tokens stay with TokensService). Codes and tokens are stored as SHA-256 hashes. Every
+ * "use once" step is a conditional UPDATE whose row count says who won, so that two concurrent
+ * requests, on one instance or several, can never both use the same code or refresh token.
+ */
+@Injectable()
+export class GrantsService {
+  constructor(
+    @InjectRepository(OAuthGrant) private readonly grants: Repository<OAuthGrant>,
+    @InjectRepository(AuthorizationCode) private readonly codes: Repository<AuthorizationCode>,
+    @InjectRepository(RefreshToken) private readonly refreshTokens: Repository<RefreshToken>,
+    private readonly accessTokens: TokensService,
+  ) {}
+
+  async open(oauthClientId: number, userId: number): Promise<number> {
+    const result = await this.grants.insert({
+      oauthClientId,
+      userId,
+      createdAt: nowToTheSecond(),
+      revokedAt: null,
+    });
+    return (result.identifiers[0] as { id: number }).id;
+  }
+
+  /**
+   * Revokes a grant with everything that descends from it. The grant is marked first, and
+   * `saveTokens` checks the mark after inserting: whichever runs first, no token of a revoked grant
+   * stays live.
+   */
+  async revoke(grantId: number): Promise<void> {
+    const now = nowToTheSecond();
+    await this.grants.update({ id: grantId, revokedAt: IsNull() }, { revokedAt: now });
+    await this.refreshTokens.update({ grantId, revokedAt: IsNull() }, { revokedAt: now });
+    await this.accessTokens.revokeGrant(grantId);
+  }
+
+  async isRevoked(grantId: number): Promise<boolean> {
+    const grant = await this.grants.findOneBy({ id: grantId });
+    return !grant || grant.revokedAt !== null;
+  }
+
+  async saveCode(code: NewAuthorizationCode): Promise<void> {
+    await this.codes.insert({
+      codeHash: hashToken(code.code),
+      grantId: code.grantId,
+      redirectUri: code.redirectUri,
+      scopes: code.scopes.join(' '),
+      codeChallenge: code.codeChallenge,
+      codeChallengeMethod: code.codeChallengeMethod,
+      createdAt: nowToTheSecond(),
+      expiresAt: code.expiresAt,
+      usedAt: null,
+    });
+  }
+
+  findCode(code: string): Promise<LoadedCode | null> {
+    return this.codes.findOne({
+      where: { codeHash: hashToken(code) },
+      relations: WITH_GRANT,
+    }) as Promise<LoadedCode | null>;
+  }
+
+  /** Marks the code used; false when it already was (a concurrent exchange won). */
+  async consumeCode(id: number): Promise<boolean> {
+    const result = await this.codes.update({ id, usedAt: IsNull() }, { usedAt: nowToTheSecond() });
+    return result.affected === 1;
+  }
+
+  /**
+   * Stores the tokens of one exchange: the access token through TokensService (so the API's
+   * bearer strategy accepts it like any other), the refresh token here. False when the grant was
+   * revoked meanwhile; the new tokens are then revoked with it.
+   */
+  async saveTokens(tokens: {
+    grantId: number;
+    userId: number;
+    clientId: string;
+    scopes: readonly string[];
+    accessToken: string;
+    accessTokenExpiresAt: Date;
+    refreshToken?: string;
+    refreshTokenExpiresAt?: Date;
+  }): Promise<boolean> {
+    await this.accessTokens.save({
+      token: tokens.accessToken,
+      userId: tokens.userId,
+      scopes: tokens.scopes,
+      expiresAt: tokens.accessTokenExpiresAt,
+      clientId: tokens.clientId,
+      grantId: tokens.grantId,
+    });
+    if (tokens.refreshToken && tokens.refreshTokenExpiresAt) {
+      await this.refreshTokens.insert({
+        tokenHash: hashToken(tokens.refreshToken),
+        grantId: tokens.grantId,
+        scopes: tokens.scopes.join(' '),
+        createdAt: nowToTheSecond(),
+        expiresAt: tokens.refreshTokenExpiresAt,
+        rotatedAt: null,
+        revokedAt: null,
+      });
+    }
+    if (await this.isRevoked(tokens.grantId)) {
+      await this.revoke(tokens.grantId);
+      return false;
+    }
+    return true;
+  }
+
+  findRefreshToken(token: string): Promise<LoadedRefreshToken | null> {
+    return this.refreshTokens.findOne({
+      where: { tokenHash: hashToken(token) },
+      relations: WITH_GRANT,
+    }) as Promise<LoadedRefreshToken | null>;
+  }
+
+  /** Marks the refresh token as exchanged; false when it already was, or was revoked. */
+  async rotateRefreshToken(id: number): Promise<boolean> {
+    const result = await this.refreshTokens.update(
+      { id, rotatedAt: IsNull(), revokedAt: IsNull() },
+      { rotatedAt: nowToTheSecond() },
+    );
+    return result.affected === 1;
+  }
+}

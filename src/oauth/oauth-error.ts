@@ -1,0 +1,142 @@
+import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
+import { OAuthError, ServerError } from '@node-oauth/oauth2-server';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { renderErrorPage } from './consent-page';
+
+/** The error codes of RFC 6749 §4.1.2.1 and §5.2, RFC 7009 §2.2.1. */
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type'
+  | 'unsupported_response_type'
+  | 'unsupported_token_type'
+  | 'invalid_scope'
+  | 'access_denied'
+  | 'server_error';
+
+/** The JSON error body of the token, revocation and introspection endpoints. */
+export interface OAuthErrorBody {
+  error: string;
+  error_description?: string;
+}
+
+/**
+ * An error of the OAuth endpoints, answered as the RFCs say rather than as problem+json: the
+ * OAuth endpoints are outside the /v1 API and their clients are OAuth libraries.
+ */
+export class OAuthProtocolError extends Error {
+  constructor(
+    readonly status: number,
+    /** An OAuthErrorCode, or another code the library raised. */
+    readonly error: string,
+    readonly description: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(description);
+  }
+
+  /** From an error of @node-oauth/oauth2-server, with the headers it put on its Response. */
+  static from(error: OAuthError, headers: Record<string, string> = {}): OAuthProtocolError {
+    return new OAuthProtocolError(error.code, error.name, error.message, headers);
+  }
+
+  get body(): OAuthErrorBody {
+    return { error: this.error, error_description: this.description };
+  }
+}
+
+/** RFC 6749 §5.1/§5.2: token responses, and their errors, must not be cached. */
+export const NO_STORE_HEADERS = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as const;
+
+export function sendOAuthJson(
+  reply: FastifyReply,
+  status: number,
+  body: object,
+  headers: Record<string, string> = {},
+): void {
+  void reply
+    .status(status)
+    .headers({ ...NO_STORE_HEADERS, ...headers })
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(JSON.stringify(body));
+}
+
+/**
+ * The exception filter of the token, revocation and introspection endpoints: scoped to their
+ * controller, so it runs instead of the API's global problem+json filter. An unexpected error is a
+ * 500 `server_error` that names no internals; it is logged with the request id.
+ */
+@Catch()
+export class OAuthJsonErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger('OAuth');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const request = host.switchToHttp().getRequest<FastifyRequest>();
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const error = toProtocolError(exception, request, this.logger);
+    sendOAuthJson(reply, error.status, error.body, error.headers);
+  }
+}
+
+export function toProtocolError(
+  exception: unknown,
+  request: FastifyRequest,
+  logger: Logger,
+): OAuthProtocolError {
+  if (exception instanceof OAuthProtocolError && exception.status < 500) return exception;
+  if (exception instanceof OAuthError && !(exception instanceof ServerError)) {
+    return OAuthProtocolError.from(exception);
+  }
+  const cause =
+    exception instanceof ServerError
+      ? ((exception as { inner?: unknown }).inner ?? exception)
+      : exception;
+  logger.error(
+    `Unexpected error on ${request.method} ${request.url.split('?')[0]} (request ${request.id})`,
+    cause instanceof Error ? cause.stack : String(cause),
+  );
+  return new OAuthProtocolError(
+    500,
+    'server_error',
+    `An unexpected error occurred; quote request id ${request.id} when reporting it`,
+  );
+}
+
+/**
+ * The last resort of the authorization endpoint, whose answers are pages for a person: an
+ * unexpected error is a plain HTML page naming the request id, not problem+json.
+ */
+@Catch()
+export class OAuthPageErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger('OAuth');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const request = host.switchToHttp().getRequest<FastifyRequest>();
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    toProtocolError(exception, request, this.logger);
+    void reply
+      .status(500)
+      .headers(PAGE_HEADERS)
+      .send(
+        renderErrorPage(
+          'Something went wrong',
+          `The authorization server failed; quote request id ${request.id} when reporting it.`,
+        ),
+      );
+  }
+}
+
+/** Headers of every page of the authorization endpoint: not cached, not framed, no scripts. */
+export const PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  pragma: 'no-cache',
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  // No form-action: browsers apply it to the redirect that follows the post, to the client's site.
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+} as const;

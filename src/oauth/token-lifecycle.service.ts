@@ -1,0 +1,132 @@
+import { Injectable } from '@nestjs/common';
+import { TokensService } from '../auth/tokens.service';
+import { ClientsService } from './clients.service';
+import { invalidClient, readClientCredentials } from './client-credentials';
+import type { OAuthClient } from './entities/oauth-client.entity';
+import { GrantsService } from './grants.service';
+
+export type TokenTypeHint = 'access_token' | 'refresh_token';
+
+/** RFC 7662 §2.2. Only `active` when the token is not active. */
+export interface Introspection {
+  active: boolean;
+  scope?: string;
+  client_id?: string;
+  username?: string;
+  token_type?: 'Bearer';
+  exp?: number;
+  iat?: number;
+  sub?: string;
+  iss?: string;
+}
+
+const epochSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
+
+/**
+ * Revocation (RFC 7009) and introspection (RFC 7662) for authenticated clients. A client only
+ * sees and revokes tokens issued to it: another client's token, or a token from `tokens issue`,
+ * is treated as unknown (inactive, revocation a no-op), so a client cannot probe for tokens.
+ */
+@Injectable()
+export class TokenLifecycleService {
+  constructor(
+    private readonly clients: ClientsService,
+    private readonly grants: GrantsService,
+    private readonly accessTokens: TokensService,
+  ) {}
+
+  /** The client authenticated by the request; public clients only where `allowPublic`. */
+  async authenticateClient(
+    authorization: string | undefined,
+    body: Record<string, unknown>,
+    { allowPublic }: { allowPublic: boolean },
+  ): Promise<OAuthClient> {
+    const credentials = readClientCredentials(authorization, body);
+    if (credentials.method === 'none' && !allowPublic) {
+      throw invalidClient('this endpoint needs client authentication with a client secret');
+    }
+    const client = await this.clients.authenticate(credentials.clientId, credentials.secret);
+    if (!client) throw invalidClient('client authentication failed');
+    return client;
+  }
+
+  /**
+   * Revoking a refresh token revokes its whole grant, access tokens included (RFC 7009 §2.1);
+   * revoking an access token revokes that token alone. The hint only decides which kind is
+   * looked up first.
+   */
+  async revoke(client: OAuthClient, token: string, hint: TokenTypeHint | undefined): Promise<void> {
+    const order: TokenTypeHint[] =
+      hint === 'refresh_token'
+        ? ['refresh_token', 'access_token']
+        : ['access_token', 'refresh_token'];
+    for (const kind of order) {
+      if (kind === 'access_token') {
+        const info = await this.accessTokens.describe(token);
+        if (info) {
+          if (info.clientId === client.clientId) await this.accessTokens.revoke(token);
+          return;
+        }
+      } else {
+        const row = await this.grants.findRefreshToken(token);
+        if (row) {
+          if (row.grant.client.clientId === client.clientId) await this.grants.revoke(row.grantId);
+          return;
+        }
+      }
+    }
+  }
+
+  async introspect(
+    client: OAuthClient,
+    token: string,
+    hint: TokenTypeHint | undefined,
+    issuer: string,
+  ): Promise<Introspection> {
+    const order: TokenTypeHint[] =
+      hint === 'refresh_token'
+        ? ['refresh_token', 'access_token']
+        : ['access_token', 'refresh_token'];
+    for (const kind of order) {
+      if (kind === 'access_token') {
+        const info = await this.accessTokens.describe(token);
+        if (info) {
+          if (!info.active || info.clientId !== client.clientId) return { active: false };
+          return {
+            active: true,
+            scope: info.scopes.join(' '),
+            client_id: client.clientId,
+            username: info.userName,
+            token_type: 'Bearer',
+            exp: epochSeconds(info.expiresAt),
+            iat: epochSeconds(info.issuedAt),
+            sub: String(info.userId),
+            iss: issuer,
+          };
+        }
+      } else {
+        const row = await this.grants.findRefreshToken(token);
+        if (row) {
+          const active =
+            row.rotatedAt === null &&
+            row.revokedAt === null &&
+            row.grant.revokedAt === null &&
+            row.expiresAt.getTime() > Date.now() &&
+            row.grant.client.clientId === client.clientId;
+          if (!active) return { active: false };
+          return {
+            active: true,
+            scope: row.scopes,
+            client_id: client.clientId,
+            username: row.grant.user.name,
+            exp: epochSeconds(row.expiresAt),
+            iat: epochSeconds(row.createdAt),
+            sub: String(row.grant.userId),
+            iss: issuer,
+          };
+        }
+      }
+    }
+    return { active: false };
+  }
+}
