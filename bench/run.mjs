@@ -1,0 +1,533 @@
+#!/usr/bin/env node
+// The benchmark suite (BENCHMARKS.md): seeds a fresh database through the admin CLI and the API,
+// then measures the API against a bare node:http baseline in the same run.
+//
+//   npm run build && npm run bench [-- --db mysql] [-- --quick]
+import { Buffer } from 'node:buffer';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import process from 'node:process';
+import { clearTimeout, setTimeout } from 'node:timers';
+import {
+  freePort,
+  killAllChildrenNow,
+  ProcSampler,
+  startChild,
+  stopAllChildren,
+  stopChild,
+  waitForHttp,
+} from './lib/children.mjs';
+import { createDatabase, DEFAULT_MYSQL_SERVER, findDatabaseServerPid } from './lib/database.mjs';
+import { apiHeaders, HttpClient, USER_AGENT } from './lib/http.mjs';
+import { measure, probeLatency, soak as runSoak, warm } from './lib/load.mjs';
+import {
+  formatProbes,
+  formatTable,
+  formatVerdicts,
+  baselineRequestsPerSecond,
+  invalidFigures,
+  judgeTargets,
+  writeResults,
+} from './lib/report.mjs';
+import { ANIME_TITLES, fillLists, PUT_BODY, seedWithCli, writeCatalogFile } from './lib/seed.mjs';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const RESULTS_DIR = join(ROOT, 'bench', 'results');
+const SOAK_WARMUP_SECONDS = 5;
+
+const USAGE = `Usage: npm run bench -- [options]   (after npm run build)
+
+  --db sqlite|mysql     database (default sqlite: a temp file; mysql: a fresh bench_<random>
+                        database on --mysql-url, dropped at the end)
+  --mysql-url URL       MariaDB/MySQL server (default ${DEFAULT_MYSQL_SERVER})
+  --quick               smoke run: 3 s per scenario, 1 s warm-up, no soak
+  --soak / --no-soak    force the 60 s soak on or off (default: on unless --quick)
+  --duration S          seconds per scenario (default 10)
+  --warmup S            warm-up seconds per scenario (default 3)
+  --connections N       autocannon connections (default 50)
+  --soak-seconds S      soak length (default 60)
+  --only a,b            run only these scenarios (names as in the table; baseline always runs)
+  --cpu-prof            write a V8 CPU profile of the server per scenario to bench/results/profiles/
+                        (slows the server down: figures of such a run are not comparable)
+  --keep                keep the temp dir (SQLite file, logs, catalog) and the MariaDB database
+                        for inspection
+  --help`;
+
+const { values: args } = parseArgs({
+  options: {
+    db: { type: 'string', default: 'sqlite' },
+    'mysql-url': { type: 'string', default: DEFAULT_MYSQL_SERVER },
+    quick: { type: 'boolean', default: false },
+    soak: { type: 'boolean' },
+    'no-soak': { type: 'boolean', default: false },
+    duration: { type: 'string' },
+    warmup: { type: 'string' },
+    connections: { type: 'string', default: '50' },
+    'soak-seconds': { type: 'string', default: '60' },
+    only: { type: 'string' },
+    'cpu-prof': { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
+  },
+});
+
+if (args.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+
+/** @param {string} name @param {string | undefined} raw @param {number} fallback @param {number} max */
+function positiveInt(name, raw, fallback, max) {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > max) {
+    throw new Error(`--${name} must be an integer from 0 to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+const db = /** @type {'sqlite' | 'mysql'} */ (args.db === 'mariadb' ? 'mysql' : args.db);
+if (db !== 'sqlite' && db !== 'mysql')
+  throw new Error(`--db must be sqlite or mysql, got "${args.db}"`);
+const settings = {
+  db,
+  quick: args.quick,
+  duration: positiveInt('duration', args.duration, args.quick ? 3 : 10, 600),
+  warmup: positiveInt('warmup', args.warmup, args.quick ? 1 : 3, 60),
+  connections: positiveInt('connections', args.connections, 50, 1000),
+  soak: args['no-soak'] ? false : (args.soak ?? !args.quick),
+  soakSeconds: positiveInt('soak-seconds', args['soak-seconds'], 60, 3600),
+  probeSeconds: args.quick ? 1 : 3,
+  only: args.only ? new Set(args.only.split(',').map((s) => s.trim())) : null,
+  cpuProf: args['cpu-prof'],
+};
+
+/** Everything to undo, newest first. */
+/** @type {(() => Promise<void>)[]} */
+const cleanups = [];
+/** @type {Promise<void> | null} */
+let cleaningUp = null;
+function cleanUp() {
+  cleaningUp ??= (async () => {
+    for (const step of cleanups.reverse()) {
+      try {
+        await Promise.race([step(), sleep(20_000)]);
+      } catch (error) {
+        process.stderr.write(`cleanup step failed: ${String(error)}\n`);
+      }
+    }
+    await stopAllChildren();
+  })();
+  return cleaningUp;
+}
+let interrupted = false;
+process.on('exit', killAllChildrenNow);
+for (const signal of /** @type {const} */ (['SIGINT', 'SIGTERM', 'SIGHUP'])) {
+  process.once(signal, () => {
+    interrupted = true;
+    process.stderr.write(`\n${signal}: stopping the bench and cleaning up…\n`);
+    // A second signal during cleanup kills at once.
+    process.once(signal, () => process.exit(130));
+    void cleanUp().finally(() => process.exit(130));
+  });
+}
+
+/** @param {string} message */
+const say = (message) => process.stdout.write(`${message}\n`);
+
+async function waitForBuild() {
+  const needed = ['dist/main.js', 'dist/cli.js'].map((file) => join(ROOT, file));
+  // The build may be in progress (rm -rf dist && tsc): wait a bit before giving up.
+  for (let attempt = 0; attempt < 60; attempt++) {
+    if (needed.every((file) => existsSync(file))) return;
+    if (attempt === 0) say('dist/ is incomplete, waiting up to 60 s for a build…');
+    await sleep(1000);
+  }
+  throw new Error('dist/main.js or dist/cli.js is missing: run `npm run build` first');
+}
+
+async function main() {
+  await waitForBuild();
+  const started = Date.now();
+  const tmpDir = await mkdtemp(join(tmpdir(), 'ratings-bench-'));
+  cleanups.push(async () => {
+    if (args.keep) say(`kept ${tmpDir}`);
+    else await rm(tmpDir, { recursive: true, force: true });
+  });
+
+  say(
+    `bench: ${db}, ${settings.connections} connections, ${settings.duration} s per scenario after ${settings.warmup} s warm-up, soak ${settings.soak ? `${settings.soakSeconds} s` : 'off'}`,
+  );
+  const database = await createDatabase(db, { tmpDir, mysqlServer: args['mysql-url'] });
+  cleanups.push(async () => {
+    if (args.keep && db === 'mysql') say(`kept ${database.label} (drop it by hand)`);
+    else await database.drop();
+  });
+  say(`database: ${database.label}`);
+
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const env = {
+    ...process.env,
+    DATABASE_URL: database.url,
+    PORT: String(port),
+    REDIS_URL: '',
+    RATE_LIMIT_USER_LIMIT: '1000000000',
+    RATE_LIMIT_IP_LIMIT: '1000000000',
+    UA_DENY_THRESHOLD: '0',
+    LOG_LEVEL: 'warn',
+  };
+
+  // Seed the catalog, users and tokens with the admin CLI (this also runs the migrations).
+  let t = Date.now();
+  const catalogFile = await writeCatalogFile(tmpDir);
+  const { imported, tokens } = await seedWithCli({ cwd: ROOT, env, catalogFile });
+  say(
+    `catalog import + users + tokens: ${JSON.stringify(imported)} in ${((Date.now() - t) / 1000).toFixed(1)} s`,
+  );
+
+  // The server under test.
+  const profileDir = join(
+    RESULTS_DIR,
+    'profiles',
+    new Date().toISOString().slice(0, 16).replace(/:/g, '-') + `-${db}`,
+  );
+  const serverArgs = settings.cpuProf
+    ? ['--import', pathToFileURL(join(ROOT, 'bench', 'cpu-prof-preload.mjs')).href, 'dist/main.js']
+    : ['dist/main.js'];
+  const startServer = async (/** @type {string} */ name) => {
+    const child = startChild(name, serverArgs, {
+      env,
+      cwd: ROOT,
+      logFile: join(tmpDir, `${name}.log`),
+      ipc: settings.cpuProf,
+    });
+    cleanups.push(() => stopChild(child.child));
+    await waitForHttp(`${baseUrl}/health`, child);
+    const sampler = new ProcSampler(child.pid);
+    cleanups.push(async () => sampler.stop());
+    return { child, sampler };
+  };
+  const { child: server, sampler: serverSampler } = await startServer('server');
+
+  t = Date.now();
+  const filled = await fillLists({ baseUrl, tokens });
+  await serverSampler.sample();
+  say(
+    `lists filled through PUT: ${filled.requests} requests in ${filled.seconds.toFixed(1)} s (${(filled.requests / filled.seconds).toFixed(0)} req/s at 20 in flight); server RSS now ${(serverSampler.lastRssBytes / 2 ** 20).toFixed(0)} MB, peak ${(serverSampler.hwmBytes / 2 ** 20).toFixed(0)} MB`,
+  );
+
+  const getOnePath = '/v1/my/anime/500/ratings';
+  const client = new HttpClient(baseUrl, 1);
+  const sample = await client.request('GET', getOnePath, { headers: apiHeaders(tokens['1k']) });
+  client.close();
+  if (sample.status !== 200) throw new Error(`GET one answered ${sample.status}: ${sample.body}`);
+  const bodyFile = join(tmpDir, 'baseline-body.json');
+  await writeFile(bodyFile, sample.body);
+
+  const baselinePort = await freePort();
+  const baseline = startChild('baseline', [join(ROOT, 'bench', 'baseline-server.mjs')], {
+    env: { ...process.env, PORT: String(baselinePort), BASELINE_BODY_FILE: bodyFile },
+    cwd: ROOT,
+    logFile: join(tmpDir, 'baseline.log'),
+  });
+  cleanups.push(() => stopChild(baseline.child));
+  const baselineUrl = `http://127.0.0.1:${baselinePort}`;
+  await waitForHttp(baselineUrl, baseline);
+  const baselineSampler = new ProcSampler(baseline.pid);
+  cleanups.push(async () => baselineSampler.stop());
+
+  const dbPid = db === 'mysql' ? await findDatabaseServerPid() : null;
+  const dbSampler = dbPid ? new ProcSampler(dbPid) : null;
+  cleanups.push(async () => dbSampler?.stop());
+
+  const scenarios = buildScenarios(tokens, getOnePath);
+  const selected = scenarios.filter(
+    (s) => s.target === 'baseline' || !settings.only || settings.only.has(s.name),
+  );
+
+  /** @type {Awaited<ReturnType<typeof measure>>[]} */
+  const rows = [];
+  for (const scenario of selected) {
+    const isBaseline = scenario.target === 'baseline';
+    const target = isBaseline ? baseline : server;
+    if (!target.isAlive())
+      throw new Error(`${target.name} is not running any more; see ${target.logFile}`);
+    process.stdout.write(`  ${scenario.name.padEnd(18)} `);
+    const row = await measure(scenario, {
+      baseUrl: isBaseline ? baselineUrl : baseUrl,
+      connections: settings.connections,
+      duration: settings.duration,
+      warmup: settings.warmup,
+      samplers: {
+        server: isBaseline ? baselineSampler : serverSampler,
+        db: isBaseline ? null : dbSampler,
+        hooks:
+          settings.cpuProf && !isBaseline
+            ? profileHooks(server.child, profileDir, scenario.name)
+            : undefined,
+      },
+    });
+    rows.push(row);
+    say(
+      `${row.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${row.latencyMs.p50} ms  p99 ${row.latencyMs.p99} ms  non-2xx ${row.non2xx}${row.valid ? '' : '  <-- INVALID'}`,
+    );
+  }
+  await stopChild(baseline.child);
+
+  // Latency of a single request on an idle server: the service time, without the queue.
+  const probeNames = ['get-one', 'get-all-10', 'get-all-10k', 'profile-10', 'profile-10k'];
+  const probes = [];
+  await serverSampler.waitIdle();
+  for (const scenario of scenarios.filter((s) => probeNames.includes(s.name))) {
+    if (settings.only && !settings.only.has(scenario.name)) continue;
+    probes.push(await probeLatency(scenario, { baseUrl, seconds: settings.probeSeconds }));
+  }
+
+  if (!server.isAlive()) throw new Error(`the server died during the run; see ${server.logFile}`);
+  await serverSampler.sample();
+  const serverVmHwmMb = Math.round(serverSampler.hwmBytes / 2 ** 20);
+
+  let soak = null;
+  if (
+    settings.soak &&
+    (!settings.only || settings.only.has('soak') || settings.only.has('get-one'))
+  ) {
+    // A fresh server, so that the soak's memory figures are its own and not the heap the GET-all
+    // scenarios left behind; warmed up first, so that the first window is not JIT warm-up.
+    say(
+      `soak: fresh server, ${SOAK_WARMUP_SECONDS} s warm-up, then ${settings.soakSeconds} s of get-one…`,
+    );
+    await stopChild(server.child);
+    serverSampler.stop();
+    const fresh = await startServer('server-soak');
+    const getOne = /** @type {import('./lib/load.mjs').Scenario} */ (
+      scenarios.find((s) => s.name === 'get-one')
+    );
+    await warm(getOne, {
+      baseUrl,
+      connections: settings.connections,
+      seconds: SOAK_WARMUP_SECONDS,
+    });
+    await fresh.sampler.waitIdle();
+    soak = await runSoak(getOne, {
+      baseUrl,
+      connections: settings.connections,
+      seconds: settings.soakSeconds,
+      samplers: { server: fresh.sampler, db: dbSampler },
+    });
+    if (!fresh.child.isAlive()) {
+      throw new Error(`the server died during the soak; see ${fresh.child.logFile}`);
+    }
+  }
+
+  const baselineRps = baselineRequestsPerSecond(rows);
+  say('');
+  say(formatTable(rows, baselineRps));
+  say(
+    "× baseline: req/s ÷ the mean of the two baseline runs; CPU × base: server CPU per request ÷ the baseline server's",
+  );
+  if (probes.length > 0) {
+    say('');
+    say(formatProbes(probes));
+  }
+  if (soak) {
+    say('');
+    say(
+      `soak (${soak.seconds} s get-one, ${soak.connections} connections): ${soak.requestsPerSecond.toFixed(0)} req/s; first ${soak.windowSeconds} s ${soak.firstWindowRequestsPerSecond} req/s, last ${soak.windowSeconds} s ${soak.lastWindowRequestsPerSecond} req/s (×${soak.lastOverFirst}); server RSS ${soak.serverRssStartMb} → ${soak.serverRssEndMb} MB, peak ${soak.serverPeakRssMb} MB`,
+    );
+  }
+  say(`server VmHWM over seeding and scenarios (before the soak): ${serverVmHwmMb} MB`);
+
+  const verdicts = judgeTargets({ db, rows, probes, soak });
+  say('');
+  say('Targets:');
+  say(formatVerdicts(verdicts));
+
+  const invalid = invalidFigures(rows, probes, soak);
+  const results = {
+    date: new Date().toISOString(),
+    db,
+    settings: { ...settings, only: settings.only ? [...settings.only] : null },
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model,
+      memoryGb: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      note: 'load generator (this process), server, baseline and database share the same cores',
+    },
+    userAgent: USER_AGENT,
+    seed: { catalog: imported, animeTitles: ANIME_TITLES, fill: filled },
+    getOneResponseBytes: Buffer.byteLength(sample.body),
+    scenarios: rows,
+    latencyProbes: probes,
+    soak,
+    serverVmHwmMb,
+    targets: verdicts,
+    valid: invalid.length === 0,
+    invalid,
+    elapsedSeconds: Math.round((Date.now() - started) / 1000),
+  };
+  const file = await writeResults(RESULTS_DIR, db, results);
+  say('');
+  say(`results: ${file}`);
+  if (settings.cpuProf) say(`CPU profiles: ${profileDir}`);
+
+  if (invalid.length > 0) {
+    say('');
+    say('!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!');
+    say('!! INVALID RUN: too many non-2xx answers or errors; these figures are worthless:');
+    for (const line of invalid) say(`!!   ${line}`);
+    say(
+      `!! server log: ${server.logFile}${args.keep ? '' : ' (re-run with --keep to inspect it)'}`,
+    );
+    say('!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!');
+    return 1;
+  }
+  return 0;
+}
+
+/**
+ * @param {Record<string, string>} tokens
+ * @param {string} getOnePath
+ * @returns {import('./lib/load.mjs').Scenario[]}
+ */
+function buildScenarios(tokens, getOnePath) {
+  const get = (
+    /** @type {string} */ name,
+    /** @type {string} */ description,
+    /** @type {string} */ path,
+    /** @type {string} */ token,
+  ) => ({
+    name,
+    description,
+    target: /** @type {const} */ ('api'),
+    method: 'GET',
+    path,
+    headers: apiHeaders(token),
+  });
+  // Each connection creates and deletes its own title (PUT, DELETE, PUT, …), so no two connections
+  // touch the same entry; the writer's list holds only title 1, which put-update uses.
+  let nextTitle = 2;
+  const createDelete = {
+    name: 'put-create-delete',
+    description: 'PUT (create) then DELETE of a title of its own, alternating, per connection',
+    target: /** @type {const} */ ('api'),
+    // No Content-Type here: it would be sent with the bodiless DELETE too (Fastify: 400).
+    headers: apiHeaders(tokens.writer),
+    setupClient: (/** @type {import('autocannon').Client} */ client) => {
+      const id = nextTitle++;
+      if (id > ANIME_TITLES) throw new Error('put-create-delete ran out of titles');
+      const path = `/v1/my/anime/${id}/ratings`;
+      client.setRequests([
+        { method: 'PUT', path, body: PUT_BODY, headers: apiHeaders(tokens.writer, true) },
+        { method: 'DELETE', path, headers: apiHeaders(tokens.writer) },
+      ]);
+    },
+  };
+  return [
+    {
+      name: 'baseline',
+      description: 'bare node:http, fixed JSON body of the GET one response size',
+      target: 'baseline',
+      headers: { 'user-agent': USER_AGENT },
+    },
+    get('get-one', 'GET /v1/my/anime/500/ratings (user with 1k entries)', getOnePath, tokens['1k']),
+    get('get-all-10', 'GET /v1/my/anime/ratings, 10 entries', '/v1/my/anime/ratings', tokens['10']),
+    get(
+      'get-all-1k',
+      'GET /v1/my/anime/ratings, 1,000 entries',
+      '/v1/my/anime/ratings',
+      tokens['1k'],
+    ),
+    {
+      ...get(
+        'get-all-10k',
+        'GET /v1/my/anime/ratings, 10,000 entries',
+        '/v1/my/anime/ratings',
+        tokens['10k'],
+      ),
+      // One of these costs the server most of a second: at 50 connections the p50 would be the
+      // length of the queue (tens of seconds), and barely any request would finish within the run.
+      connections: 5,
+    },
+    {
+      name: 'put-update',
+      description: 'PUT /v1/my/anime/1/ratings, the same existing entry every time',
+      target: 'api',
+      method: 'PUT',
+      path: '/v1/my/anime/1/ratings',
+      headers: apiHeaders(tokens.writer, true),
+      body: PUT_BODY,
+    },
+    createDelete,
+    get('profile-10', 'GET /v1/my/profile, 10 entries', '/v1/my/profile', tokens['10']),
+    get('profile-1k', 'GET /v1/my/profile, 1,000 entries', '/v1/my/profile', tokens['1k']),
+    get('profile-10k', 'GET /v1/my/profile, 10,000 entries', '/v1/my/profile', tokens['10k']),
+    {
+      // Measured again at the end: other load on the machine drifts, and the ratios use the mean.
+      name: 'baseline-end',
+      description: 'the baseline again, after the API scenarios',
+      target: 'baseline',
+      headers: { 'user-agent': USER_AGENT },
+    },
+  ];
+}
+
+let messageId = 0;
+/**
+ * Per-scenario CPU profiles, through the IPC channel of cpu-prof-preload.mjs.
+ * @param {import('node:child_process').ChildProcess} child
+ * @param {string} dir
+ * @param {string} name
+ */
+function profileHooks(child, dir, name) {
+  /** @param {Record<string, unknown>} message */
+  const ask = (message) =>
+    new Promise((resolve, reject) => {
+      const id = ++messageId;
+      const timer = setTimeout(
+        () => reject(new Error('the server did not answer the profiler request')),
+        30_000,
+      );
+      /** @param {{ id?: number, ok?: boolean, error?: string }} reply */
+      const onMessage = (reply) => {
+        if (reply.id !== id) return;
+        clearTimeout(timer);
+        child.off('message', onMessage);
+        if (reply.ok) resolve(undefined);
+        else reject(new Error(reply.error));
+      };
+      child.on('message', onMessage);
+      child.send({ id, ...message });
+    });
+  return {
+    before: async () => {
+      const { mkdir } = await import('node:fs/promises');
+      await mkdir(dir, { recursive: true });
+      await ask({ cmd: 'start' });
+    },
+    after: () => ask({ cmd: 'stop', file: join(dir, `${name}.cpuprofile`) }).then(() => undefined),
+  };
+}
+
+let exitCode = 1;
+try {
+  exitCode = await main();
+} catch (error) {
+  // After Ctrl-C, the error is only the echo of the children being stopped.
+  if (!interrupted) {
+    process.stderr.write(
+      `\nbench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+  }
+  exitCode = 1;
+} finally {
+  await cleanUp();
+}
+process.exit(exitCode);

@@ -1,0 +1,114 @@
+#!/usr/bin/env node
+// Summarises a V8 .cpuprofile (from `npm run bench -- --cpu-prof` or `node --cpu-prof`): where the
+// CPU time went, by package or file and by function, self time and inclusive time.
+//
+//   node bench/summarize-profile.mjs FILE.cpuprofile [--top 25]
+import { readFileSync } from 'node:fs';
+import process from 'node:process';
+import { parseArgs } from 'node:util';
+
+/**
+ * @typedef {{ functionName: string, url: string, lineNumber: number }} CallFrame
+ * @typedef {{ id: number, callFrame: CallFrame, children?: number[] }} ProfileNode
+ * @typedef {{ nodes: ProfileNode[], samples: number[], timeDeltas: number[], startTime: number, endTime: number }} Profile
+ */
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { top: { type: 'string', default: '25' } },
+});
+if (positionals.length !== 1) {
+  process.stderr.write('usage: node bench/summarize-profile.mjs FILE.cpuprofile [--top N]\n');
+  process.exit(2);
+}
+const top = Number(values.top);
+const parsed = /** @type {unknown} */ (JSON.parse(readFileSync(positionals[0], 'utf8')));
+const profile = /** @type {Profile} */ (parsed);
+
+/** @type {Map<number, ProfileNode>} */
+const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+/** @type {Map<number, number>} */
+const parentOf = new Map();
+for (const node of profile.nodes)
+  for (const child of node.children ?? []) parentOf.set(child, node.id);
+
+/** Self time per node, in ms. */
+/** @type {Map<number, number>} */
+const selfMs = new Map();
+for (let i = 0; i < profile.samples.length; i++) {
+  const ms = (profile.timeDeltas[i] ?? 0) / 1000;
+  selfMs.set(profile.samples[i], (selfMs.get(profile.samples[i]) ?? 0) + ms);
+}
+const totalMs = [...selfMs.values()].reduce((a, b) => a + b, 0);
+const idleMs = [...selfMs.entries()]
+  .filter(([id]) => ['(idle)', '(program)'].includes(byId.get(id)?.callFrame.functionName ?? ''))
+  .reduce((a, [, ms]) => a + ms, 0);
+
+/** @param {CallFrame} frame */
+function moduleOf(frame) {
+  const url = frame.url;
+  if (!url) return frame.functionName.startsWith('(') ? frame.functionName : '(native)';
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (pkg) return pkg[1];
+  if (url.startsWith('node:')) return 'node: internals';
+  const dist = /\/dist\/(.+)$/.exec(url);
+  if (dist) return `dist/${dist[1]}`;
+  return url.replace(/^file:\/\//, '');
+}
+
+/** @param {CallFrame} frame */
+const functionKey = (frame) =>
+  `${frame.functionName || '(anonymous)'}  ${moduleOf(frame)}:${frame.lineNumber + 1}`;
+
+/** @param {Map<string, number>} map @param {string} key @param {number} ms */
+const add = (map, key, ms) => map.set(key, (map.get(key) ?? 0) + ms);
+
+/** @type {Map<string, number>} */
+const selfByModule = new Map();
+/** @type {Map<string, number>} */
+const selfByFunction = new Map();
+/** @type {Map<string, number>} */
+const inclusiveByFunction = new Map();
+/** @type {Map<string, number>} */
+const inclusiveByModule = new Map();
+for (const [id, ms] of selfMs) {
+  const frame = /** @type {ProfileNode} */ (byId.get(id)).callFrame;
+  add(selfByModule, moduleOf(frame), ms);
+  add(selfByFunction, functionKey(frame), ms);
+  // Inclusive: once per distinct function / module on the stack.
+  const seenFunctions = new Set();
+  const seenModules = new Set();
+  for (let at = /** @type {number | undefined} */ (id); at !== undefined; at = parentOf.get(at)) {
+    const f = /** @type {ProfileNode} */ (byId.get(at)).callFrame;
+    const key = functionKey(f);
+    if (!seenFunctions.has(key)) {
+      seenFunctions.add(key);
+      add(inclusiveByFunction, key, ms);
+    }
+    const mod = moduleOf(f);
+    if (!seenModules.has(mod)) {
+      seenModules.add(mod);
+      add(inclusiveByModule, mod, ms);
+    }
+  }
+}
+
+const busyMs = totalMs - idleMs;
+/** @param {string} title @param {Map<string, number>} map @param {number} base */
+function print(title, map, base) {
+  process.stdout.write(`\n${title}\n`);
+  const rows = [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, top);
+  for (const [key, ms] of rows) {
+    process.stdout.write(
+      `${ms.toFixed(0).padStart(8)} ms ${((100 * ms) / base).toFixed(1).padStart(5)} %  ${key}\n`,
+    );
+  }
+}
+
+process.stdout.write(
+  `${positionals[0]}\nsampled ${totalMs.toFixed(0)} ms, of which idle/program ${idleMs.toFixed(0)} ms; percentages are of the ${busyMs.toFixed(0)} ms busy\n`,
+);
+print('self time by package / file', selfByModule, busyMs);
+print('inclusive time by package / file', inclusiveByModule, busyMs);
+print('self time by function', selfByFunction, busyMs);
+print('inclusive time by function', inclusiveByFunction, busyMs);
