@@ -33,9 +33,8 @@ export async function createDatabase(kind, { tmpDir, mysqlServer }) {
     connectTimeout: 10_000,
   });
   try {
-    // utf8mb4_bin as README.md says: the initial migration converts its tables to it, which
-    // MariaDB refuses for the foreign-key columns when the database default is another collation.
-    await connection.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
+    // The server's default character set; the first migration sets the one it needs.
+    await connection.query(`CREATE DATABASE \`${name}\``);
   } finally {
     await connection.end();
   }

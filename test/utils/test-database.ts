@@ -18,7 +18,8 @@ export async function createRunDatabase(): Promise<string> {
   const connection = await createConnection({
     uri: `${url.protocol}//${url.username ? `${url.username}${url.password ? `:${url.password}` : ''}@` : ''}${url.host}/`,
   });
-  await connection.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
+  // The server's default character set: the migrations must cope with whatever an operator made.
+  await connection.query(`CREATE DATABASE \`${name}\``);
   await connection.end();
   url.pathname = `/${name}`;
   return url.toString();

@@ -23,6 +23,12 @@ export class InitialSchema1763830000000 implements MigrationInterface {
   name = 'InitialSchema1763830000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
+    if (queryRunner.connection.options.type === 'mysql') {
+      // Every table and column after this one inherits full Unicode and byte-exact comparison, as
+      // on SQLite, whatever the database was created with. Set before any table exists: MySQL
+      // cannot convert a column that a foreign key already uses.
+      await queryRunner.query('ALTER DATABASE CHARACTER SET utf8mb4 COLLATE utf8mb4_bin');
+    }
     await queryRunner.createTable(
       new Table({
         name: 'users',
@@ -138,16 +144,6 @@ export class InitialSchema1763830000000 implements MigrationInterface {
         ],
       }),
     );
-
-    if (queryRunner.connection.options.type === 'mysql') {
-      // Byte-exact comparison, as on SQLite, and full Unicode for titles and notes whatever the
-      // database's default character set is.
-      for (const table of ['users', 'access_tokens', 'titles', 'rating_entries']) {
-        await queryRunner.query(
-          `ALTER TABLE \`${table}\` CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`,
-        );
-      }
-    }
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

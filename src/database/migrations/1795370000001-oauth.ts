@@ -152,11 +152,6 @@ export class OAuth1795370000001 implements MigrationInterface {
       await queryRunner.query(
         'ALTER TABLE `access_tokens` ADD CONSTRAINT `FK_access_tokens_grant` FOREIGN KEY (`grant_id`) REFERENCES `oauth_grants` (`id`) ON DELETE CASCADE',
       );
-      for (const table of NEW_TABLES) {
-        await queryRunner.query(
-          `ALTER TABLE \`${table}\` CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`,
-        );
-      }
     } else {
       await queryRunner.query(
         'ALTER TABLE "access_tokens" ADD COLUMN "grant_id" integer NULL CONSTRAINT "FK_access_tokens_grant" REFERENCES "oauth_grants" ("id") ON DELETE CASCADE',
