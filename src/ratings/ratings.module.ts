@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { CatalogModule } from '../catalog/catalog.module';
 import { RatingEntry } from './rating-entry.entity';
 import { RatingRequestGuard } from './rating-request.guard';
 import { AnimeRatingsController, MangaRatingsController } from './ratings.controller';
@@ -8,7 +7,7 @@ import { RatingsService } from './ratings.service';
 import { UnknownMediaTypeController } from './unknown-media-type.controller';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([RatingEntry]), CatalogModule],
+  imports: [TypeOrmModule.forFeature([RatingEntry])],
   controllers: [AnimeRatingsController, MangaRatingsController, UnknownMediaTypeController],
   providers: [RatingsService, RatingRequestGuard],
   exports: [RatingsService],
