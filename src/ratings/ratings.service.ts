@@ -7,6 +7,7 @@ import { FieldError, ProblemException } from '../common/problem';
 import { nowToTheSecond } from '../common/timestamps';
 import { isUniqueViolation } from '../database/errors';
 import { rawBoolean, rawIsoSeconds } from '../database/raw-values';
+import { selectArrays } from '../database/select-arrays';
 import type { PutRatingDto } from './dto/put-rating.dto';
 import type { AnimeRatingView, MangaRatingView } from './dto/rating-view.dto';
 import { RatingEntry, RatingStatus } from './rating-entry.entity';
@@ -45,6 +46,30 @@ interface EntryRow extends EntryColumns {
   title: string;
 }
 
+/** The values of an EntryRow, in the column order of ALL_ENTRIES_SQL. */
+type EntryValues = [
+  EntryRow['id'],
+  EntryRow['external_id'],
+  EntryRow['title'],
+  EntryRow['status'],
+  EntryRow['is_visible'],
+  EntryRow['public_rating'],
+  EntryRow['public_fraction'],
+  EntryRow['personal_rating'],
+  EntryRow['episodes_watched'],
+  EntryRow['chapters_read'],
+  EntryRow['volumes_read'],
+  EntryRow['start_date'],
+  EntryRow['end_date'],
+  EntryRow['is_repeating'],
+  EntryRow['times_repeated'],
+  EntryRow['repeat_desire'],
+  EntryRow['notes'],
+  EntryRow['priority'],
+  EntryRow['created_at'],
+  EntryRow['updated_at'],
+];
+
 /** A title with the user's entry for it, if any: the row behind GET one, PUT and DELETE. */
 type TitleWithEntryRow = EntryRow & {
   entry_id: number | null;
@@ -80,9 +105,10 @@ const ALL_ENTRIES_SQL = `SELECT t.id AS id, t.external_id AS external_id, t.titl
   FROM rating_entries e INNER JOIN titles t ON t.media_type = e.media_type AND t.id = e.title_id
   WHERE e.user_id = ? AND e.media_type = ? ORDER BY e.title_id`;
 
+// The first columns are those of ALL_ENTRIES_SQL, in the same order: toView reads both.
 const titleWithEntrySql = (titleKey: 'id' | 'external_id') => `SELECT t.id AS id,
-  t.external_id AS external_id, t.title AS title, t.episodes AS episodes, t.chapters AS chapters,
-  t.volumes AS volumes, e.id AS entry_id, ${ENTRY_COLUMNS}
+  t.external_id AS external_id, t.title AS title, ${ENTRY_COLUMNS}, e.id AS entry_id,
+  t.episodes AS episodes, t.chapters AS chapters, t.volumes AS volumes
   FROM titles t LEFT JOIN rating_entries e
     ON e.user_id = ? AND e.media_type = t.media_type AND e.title_id = t.id
   WHERE t.media_type = ? AND t.${titleKey} = ?`;
@@ -101,13 +127,16 @@ export class RatingsService {
     ref: TitleRef,
   ): Promise<RatingViewOf<M>[]> {
     const row = await this.titleWithEntry(userId, mediaType, ref, ref.useExternalIdQuery);
-    return row.entry_id === null ? [] : [toView(mediaType, row)];
+    return row.entry_id === null ? [] : [toView(mediaType, Object.values(row))];
   }
 
   /** Every entry of the media type, in title id order (decisions §7). */
   async getAll<M extends MediaType>(userId: number, mediaType: M): Promise<RatingViewOf<M>[]> {
-    const rows = await this.entries.query<EntryRow[]>(ALL_ENTRIES_SQL, [userId, mediaType]);
-    return rows.map((row) => toView(mediaType, row));
+    const rows = await selectArrays(this.entries.manager.connection, ALL_ENTRIES_SQL, [
+      userId,
+      mediaType,
+    ]);
+    return rows.map((values) => toView(mediaType, values));
   }
 
   /**
@@ -263,50 +292,75 @@ function checkEntryRules(
   if (errors.length > 0) throw ProblemException.validation(errors);
 }
 
-/** Built as one literal per media type, in the key order of decisions §7: GET all makes 10,000. */
-function toView<M extends MediaType>(mediaType: M, row: EntryRow): RatingViewOf<M> {
+/**
+ * An entry as read (decisions §7) from the values of an ALL_ENTRIES_SQL row, in its column order.
+ * Built as one literal per media type: GET all makes 10,000 of them.
+ */
+function toView<M extends MediaType>(mediaType: M, values: unknown[]): RatingViewOf<M> {
+  const [
+    id,
+    externalId,
+    title,
+    status,
+    isVisible,
+    publicRating,
+    publicFraction,
+    personalRating,
+    episodesWatched,
+    chaptersRead,
+    volumesRead,
+    startDate,
+    endDate,
+    isRepeating,
+    timesRepeated,
+    repeatDesire,
+    notes,
+    priority,
+    createdAt,
+    updatedAt,
+  ] = values as EntryValues;
   const view =
     mediaType === 'anime'
       ? {
-          id: row.id,
-          external_id: row.external_id,
-          title: row.title,
-          status: row.status,
-          is_visible: rawBoolean(row.is_visible),
-          public_rating: row.public_rating,
-          public_fraction: row.public_fraction,
-          personal_rating: row.personal_rating,
-          episodes_watched: row.episodes_watched,
-          start_date: row.start_date,
-          end_date: row.end_date,
-          is_rewatching: rawBoolean(row.is_repeating),
-          times_rewatched: row.times_repeated,
-          rewatch_desire: row.repeat_desire,
-          notes: row.notes,
-          priority: row.priority,
-          created_at: rawIsoSeconds(row.created_at),
-          updated_at: rawIsoSeconds(row.updated_at),
+          id,
+          external_id: externalId,
+          title,
+          status,
+          is_visible: rawBoolean(isVisible),
+          public_rating: publicRating,
+          public_fraction: publicFraction,
+          personal_rating: personalRating,
+          episodes_watched: episodesWatched,
+          start_date: startDate,
+          end_date: endDate,
+          is_rewatching: rawBoolean(isRepeating),
+          times_rewatched: timesRepeated,
+          rewatch_desire: repeatDesire,
+          notes,
+          priority,
+          created_at: rawIsoSeconds(createdAt),
+          updated_at: rawIsoSeconds(updatedAt),
         }
       : {
-          id: row.id,
-          external_id: row.external_id,
-          title: row.title,
-          status: row.status,
-          is_visible: rawBoolean(row.is_visible),
-          public_rating: row.public_rating,
-          public_fraction: row.public_fraction,
-          personal_rating: row.personal_rating,
-          chapters_read: row.chapters_read,
-          volumes_read: row.volumes_read,
-          start_date: row.start_date,
-          end_date: row.end_date,
-          is_rereading: rawBoolean(row.is_repeating),
-          times_reread: row.times_repeated,
-          reread_desire: row.repeat_desire,
-          notes: row.notes,
-          priority: row.priority,
-          created_at: rawIsoSeconds(row.created_at),
-          updated_at: rawIsoSeconds(row.updated_at),
+          id,
+          external_id: externalId,
+          title,
+          status,
+          is_visible: rawBoolean(isVisible),
+          public_rating: publicRating,
+          public_fraction: publicFraction,
+          personal_rating: personalRating,
+          chapters_read: chaptersRead,
+          volumes_read: volumesRead,
+          start_date: startDate,
+          end_date: endDate,
+          is_rereading: rawBoolean(isRepeating),
+          times_reread: timesRepeated,
+          reread_desire: repeatDesire,
+          notes,
+          priority,
+          created_at: rawIsoSeconds(createdAt),
+          updated_at: rawIsoSeconds(updatedAt),
         };
   return view as RatingViewOf<M>;
 }
