@@ -213,6 +213,30 @@ describe('GET /v1/my/profile', () => {
     });
   });
 
+  it('is exact across instances: a write through one shows at once in the other', async () => {
+    const second = await createTestApp();
+    try {
+      const { token } = await createUserWithToken(app);
+      const profileThroughSecond = async () =>
+        (await api(second, token).get('/v1/my/profile').expect(200)).body.statistics.anime;
+      expect(await profileThroughSecond()).toEqual(EMPTY_ANIME);
+      await rate(token, 'anime', 1, { status: 'ongoing', episodes_watched: 2 });
+      expect(await profileThroughSecond()).toMatchObject({ watching: 1, episodes: 2 });
+      await api(app, token).delete('/v1/my/anime/1/ratings').expect(200);
+      expect(await profileThroughSecond()).toEqual(EMPTY_ANIME);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('follows a catalog update of minutes per episode at once', async () => {
+    const { token } = await createUserWithToken(app);
+    await rate(token, 'anime', 1, { status: 'ongoing', episodes_watched: 10 });
+    expect((await profileOf(token)).statistics.anime.media_minutes).toBe(240);
+    await importTitles(app, [anime(1, { episodes: 64, episodeMinutes: 30 })]);
+    expect((await profileOf(token)).statistics.anime.media_minutes).toBe(300);
+  });
+
   it('needs the user.profile scope', async () => {
     const { token } = await createUserWithToken(app, [SCOPES.anime, SCOPES.manga]);
     const response = await api(app, token).get('/v1/my/profile').expect(403);

@@ -68,6 +68,10 @@ export class CatalogService {
       for (let i = 0; i < created.length; i += INSERT_BATCH) {
         await manager.insert(Title, created.slice(i, i + INSERT_BATCH));
       }
+      if (changed.length > 0) {
+        // Statistics derive from titles (minutes per episode): every cached profile is now stale.
+        await manager.query('UPDATE users SET list_version = list_version + 1');
+      }
       summary.created = created.length;
       summary.updated = changed.length;
       return summary;

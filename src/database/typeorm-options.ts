@@ -13,6 +13,7 @@ import { RefreshToken } from '../oauth/entities/refresh-token.entity';
 import { InitialSchema1763830000000 } from './migrations/1763830000000-initial-schema';
 import { UserPasswords1795370000000 } from './migrations/1795370000000-user-passwords';
 import { OAuth1795370000001 } from './migrations/1795370000001-oauth';
+import { UserListVersion1795370000002 } from './migrations/1795370000002-user-list-version';
 
 export const ENTITIES = [
   User,
@@ -28,6 +29,7 @@ export const MIGRATIONS = [
   InitialSchema1763830000000,
   UserPasswords1795370000000,
   OAuth1795370000001,
+  UserListVersion1795370000002,
 ];
 
 /** The one options builder behind the app, the CLI, the e2e tests and `ormconfig.ts`. */

@@ -5,6 +5,7 @@ import { Title } from '../catalog/title.entity';
 import type { MediaType } from '../common/media-type';
 import { rawInteger } from '../database/raw-values';
 import { RatingEntry } from '../ratings/rating-entry.entity';
+import type { User } from '../users/user.entity';
 import type { AnimeStatistics, MangaStatistics, ProfileStatistics } from './profile.dto';
 
 const DEFAULT_EPISODE_MINUTES = 24;
@@ -30,16 +31,37 @@ interface Totals {
 const count = (status: string) => `SUM(CASE WHEN e.status = '${status}' THEN 1 ELSE 0 END)`;
 const SCORE = '(e.public_rating * 10 + e.public_fraction)';
 
+const CACHED_USERS = 10_000;
+
 /**
  * The profile statistics of decisions §8, in one aggregate query over the user's entries (the
  * unique index on user, media type, title serves it). Every SQL result is an integer sum; the
  * average is divided and rounded here, so SQLite and MariaDB give the same number.
+ *
+ * The aggregate grows with the list (about 20 ms at 10,000 entries), so results are cached per
+ * user under the user's list version, which every write to the list and every catalog update
+ * bumps in the database: a cached value is served only while the list is exactly as it was, on
+ * every instance.
  */
 @Injectable()
 export class ProfileStatisticsService {
+  private readonly cache = new Map<number, { version: string; statistics: ProfileStatistics }>();
+
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  async forUser(userId: number): Promise<ProfileStatistics> {
+  async forUser(user: Pick<User, 'id' | 'createdAt' | 'listVersion'>): Promise<ProfileStatistics> {
+    // The creation time too: an id that a deleted user's successor reuses starts at version 0 again.
+    const version = `${user.createdAt.getTime()}:${user.listVersion}`;
+    const cached = this.cache.get(user.id);
+    if (cached?.version === version) return cached.statistics;
+    const statistics = await this.compute(user.id);
+    this.cache.delete(user.id);
+    this.cache.set(user.id, { version, statistics });
+    if (this.cache.size > CACHED_USERS) this.cache.delete(this.cache.keys().next().value!);
+    return statistics;
+  }
+
+  private async compute(userId: number): Promise<ProfileStatistics> {
     const rows = await this.dataSource
       .createQueryBuilder(RatingEntry, 'e')
       .innerJoin(Title, 't', 't.media_type = e.media_type AND t.id = e.title_id')

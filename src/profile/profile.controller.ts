@@ -24,11 +24,9 @@ export class ProfileController {
   @ApiOperation({ summary: 'Your profile with list statistics (private entries included)' })
   @ApiOkResponse({ type: ProfileView })
   async get(@CurrentUser() current: AuthenticatedUser): Promise<ProfileView> {
-    const [user, statistics] = await Promise.all([
-      this.users.findById(current.id),
-      this.statistics.forUser(current.id),
-    ]);
+    const user = await this.users.findById(current.id);
     if (!user) throw ProblemException.notFound('The user of this token no longer exists');
+    const statistics = await this.statistics.forUser(user);
     return { id: user.id, name: user.name, joined_at: toIsoSeconds(user.createdAt), statistics };
   }
 }

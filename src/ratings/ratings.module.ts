@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { UsersModule } from '../users/users.module';
 import { RatingEntry } from './rating-entry.entity';
 import { RatingRequestGuard } from './rating-request.guard';
 import { AnimeRatingsController, MangaRatingsController } from './ratings.controller';
@@ -7,7 +8,7 @@ import { RatingsService } from './ratings.service';
 import { UnknownMediaTypeController } from './unknown-media-type.controller';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([RatingEntry])],
+  imports: [TypeOrmModule.forFeature([RatingEntry]), UsersModule],
   controllers: [AnimeRatingsController, MangaRatingsController, UnknownMediaTypeController],
   providers: [RatingsService, RatingRequestGuard],
   exports: [RatingsService],

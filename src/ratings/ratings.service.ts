@@ -8,6 +8,7 @@ import { nowToTheSecond } from '../common/timestamps';
 import { isUniqueViolation } from '../database/errors';
 import { rawBoolean, rawIsoSeconds } from '../database/raw-values';
 import { selectArrays } from '../database/select-arrays';
+import { UsersService } from '../users/users.service';
 import type { PutRatingDto } from './dto/put-rating.dto';
 import type { AnimeRatingView, MangaRatingView } from './dto/rating-view.dto';
 import { RatingEntry, RatingStatus } from './rating-entry.entity';
@@ -119,7 +120,10 @@ const TITLE_WITH_ENTRY_SQL = {
 
 @Injectable()
 export class RatingsService {
-  constructor(@InjectRepository(RatingEntry) private readonly entries: Repository<RatingEntry>) {}
+  constructor(
+    @InjectRepository(RatingEntry) private readonly entries: Repository<RatingEntry>,
+    private readonly users: UsersService,
+  ) {}
 
   async getOne<M extends MediaType>(
     userId: number,
@@ -162,6 +166,7 @@ export class RatingsService {
           { id: row.entry_id },
           body.touch ? { ...changes, updatedAt: now } : changes,
         );
+        await this.users.listChanged(userId);
         return;
       }
       const entry = { ...ENTRY_DEFAULTS, ...changes, status: body.status };
@@ -175,6 +180,7 @@ export class RatingsService {
           createdAt: now,
           updatedAt: now,
         });
+        await this.users.listChanged(userId);
         return;
       } catch (error) {
         if (attempt > 1 || !isUniqueViolation(error)) throw error;
@@ -188,6 +194,7 @@ export class RatingsService {
     if (!result?.affected) {
       throw ProblemException.notFound(`You have no rating entry for ${mediaType} ${row.id}`);
     }
+    await this.users.listChanged(userId);
   }
 
   /** The title (404 when the catalog has none) and the user's entry for it, in one query. */

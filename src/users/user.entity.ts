@@ -12,6 +12,10 @@ export class User {
   @Column({ name: 'created_at', type: 'datetime' })
   createdAt: Date;
 
+  /** Bumped by every change to the user's list and by catalog imports (see UsersService). */
+  @Column({ name: 'list_version', type: 'int', default: 0 })
+  listVersion: number;
+
   /** scrypt hash (see password-hash.ts); null until a password is set. Not loaded unless asked for. */
   @Column({ name: 'password_hash', type: 'varchar', length: 255, nullable: true, select: false })
   passwordHash?: string | null;

@@ -76,6 +76,14 @@ export class UsersService {
     return this.users.findOneBy({ name });
   }
 
+  /**
+   * Marks the user's list as changed, after the change is written: a reader that saw the old
+   * version may have read the new data, never the reverse.
+   */
+  async listChanged(userId: number): Promise<void> {
+    await this.users.increment({ id: userId }, 'listVersion', 1);
+  }
+
   findById(id: number): Promise<User | null> {
     return this.users.findOneBy({ id });
   }
