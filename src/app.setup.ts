@@ -16,6 +16,8 @@ export const BODY_LIMIT_BYTES = 16384;
 export function createHttpAdapter(config: AppConfig): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
+    // The router's default (100) would answer a long {id} or {mediaType} 400 before authentication.
+    routerOptions: { maxParamLength: 2048 },
     trustProxy: config.trustProxy,
     genReqId: requestIdFor,
     return503OnClosing: true,

@@ -54,9 +54,26 @@ describe('admin CLI (node dist/cli.js)', () => {
       const missing = await runCli(['users', 'create']);
       expect(missing.code).not.toBe(0);
       expect(missing.stderr).toMatch(/--name/);
-      const invalid = await runCli(['users', 'create', '--name', 'has space']);
-      expect(invalid.code).not.toBe(0);
-      expect(invalid.stderr).toMatch(/invalid user name/);
+      const [blank, padded, tooLong] = await Promise.all(
+        ['  ', ' padded', 'x'.repeat(65)].map((name) =>
+          runCli(['users', 'create', '--name', name]),
+        ),
+      );
+      for (const invalid of [blank, padded, tooLong]) {
+        expect(invalid.code).not.toBe(0);
+        expect(invalid.stderr).toMatch(/invalid user name/);
+      }
+    });
+
+    it('accepts any other name of 1 to 64 characters', async () => {
+      const names = ['Mary Jane', 'u@example.org', '_tmp', 'ユーザー', 'y'.repeat(64)];
+      const results = await Promise.all(
+        names.map((name) => runCli(['users', 'create', '--name', name])),
+      );
+      results.forEach((result, i) => {
+        expect(result.code).toBe(0);
+        expect(JSON.parse(result.stdout).name).toBe(names[i]);
+      });
     });
   });
 
@@ -228,6 +245,25 @@ describe('admin CLI (node dist/cli.js)', () => {
       await api(app, token).get('/v1/my/profile').expect(401);
     });
 
+    it('--ttl 0 issues a token that is already expired', async () => {
+      await runCli(['users', 'create', '--name', 'ttl-zero']);
+      const issued = await runCli([
+        'tokens',
+        'issue',
+        '--user',
+        'ttl-zero',
+        '--scopes',
+        'user.profile',
+        '--ttl',
+        '0',
+      ]);
+      expect(issued.code).toBe(0);
+      const response = await api(app, issued.stdout.trim()).get('/v1/my/profile').expect(401);
+      expect(response.headers['www-authenticate']).toBe(
+        'Bearer realm="ratings", error="invalid_token"',
+      );
+    });
+
     it('refuses an unknown user, unknown or missing scopes and a bad ttl, printing no token', async () => {
       await runCli(['users', 'create', '--name', 'erin']);
       const cases: [string[], RegExp][] = [
@@ -235,7 +271,7 @@ describe('admin CLI (node dist/cli.js)', () => {
         [['--user', 'erin', '--scopes', 'user.profile admin'], /unknown scope "admin"/],
         [['--user', 'erin', '--scopes', ''], /no scopes/],
         [['--user', 'erin', '--scopes', 'user.profile', '--ttl', 'soon'], /--ttl/],
-        [['--user', 'erin', '--scopes', 'user.profile', '--ttl', '0'], /ttl/],
+        [['--user', 'erin', '--scopes', 'user.profile', '--ttl', '999999999999'], /ttl/],
       ];
       const results = await Promise.all(
         cases.map(([args]) => runCli(['tokens', 'issue', ...args])),

@@ -27,9 +27,11 @@ describe('OAuth 2.0 authorization server', () => {
   let base: string;
   let issuer: Issuer<BaseClient>;
   let ipSequence = 0;
-  // Each test signs in from its own address, so the per-IP sign-in throttle of one test never
-  // meets another (X-Forwarded-For counts: TRUST_PROXY=loopback).
+  // Each test signs in from its own address and as its own user, so the sign-in throttles of one
+  // test never meet another (X-Forwarded-For counts: TRUST_PROXY=loopback; the counters outlive
+  // the tables, and successful sign-ins count too).
   let ip: string;
+  let userName: string;
 
   beforeAll(async () => {
     app = await createTestApp({ TRUST_PROXY: 'loopback' });
@@ -46,11 +48,12 @@ describe('OAuth 2.0 authorization server', () => {
   beforeEach(async () => {
     await resetDatabase(app);
     ip = `198.51.100.${++ipSequence}`;
+    userName = `alice${ipSequence}`;
   });
 
   // ---- set-up helpers ----------------------------------------------------------------------
 
-  async function createUser(name = 'alice', password = PASSWORD) {
+  async function createUser(name = userName, password = PASSWORD) {
     return app.get(UsersService).create(name, password);
   }
 
@@ -141,7 +144,7 @@ describe('OAuth 2.0 authorization server', () => {
       ...page.body.matchAll(/<input type="checkbox" name="grant" value="([^"]+)" checked>/g),
     ].map((match) => match[1]);
     for (const scope of answer.grant ?? ticked) form.append('grant', scope);
-    form.append('username', answer.username ?? 'alice');
+    form.append('username', answer.username ?? userName);
     form.append('password', answer.password ?? PASSWORD);
     form.append('decision', answer.decision ?? 'approve');
     answer.tamper?.(form);
@@ -245,6 +248,8 @@ describe('OAuth 2.0 authorization server', () => {
     const response = await fetch(`${base}/.well-known/oauth-authorization-server`, {
       headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'ratings.example' },
     });
+    // Built from the request's headers: not for shared caches.
+    expect(response.headers.get('cache-control')).toBe('no-store');
     const metadata = (await response.json()) as Record<string, string>;
     expect(metadata.issuer).toBe('https://ratings.example');
     expect(metadata.token_endpoint).toBe('https://ratings.example/oauth/token');
@@ -288,8 +293,11 @@ describe('OAuth 2.0 authorization server', () => {
     expect(page.headers.get('cache-control')).toBe('no-store');
     expect(page.headers.get('x-frame-options')).toBe('DENY');
     expect(page.headers.get('set-cookie')).toMatch(
-      /^oauth_csrf=[\w-]{43}; Path=\/oauth\/authorize; Max-Age=3600; HttpOnly; SameSite=Strict$/,
+      /^oauth_csrf=[\w-]{43}; Path=\/oauth\/authorize; Max-Age=3600; HttpOnly; SameSite=Lax$/,
     );
+    // Secure when the page was reached over https (through the trusted proxy).
+    const overHttps = await browse(url, { headers: { 'x-forwarded-proto': 'https' } });
+    expect(overHttps.headers.get('set-cookie')).toMatch(/; HttpOnly; SameSite=Lax; Secure$/);
     expect(page.body).toContain('ListSync');
     expect(page.body).toContain('(ratings.anime)');
     expect(page.body).toContain('(user.profile)');
@@ -318,7 +326,7 @@ describe('OAuth 2.0 authorization server', () => {
     // The access token works at the API like a CLI-issued one, within its scopes.
     const profile = await callApi(client, tokens);
     expect(profile.statusCode).toBe(200);
-    expect(JSON.parse(profile.body!.toString())).toMatchObject({ id: user.id, name: 'alice' });
+    expect(JSON.parse(profile.body!.toString())).toMatchObject({ id: user.id, name: userName });
     expect((await callApi(client, tokens, '/v1/my/anime/ratings')).statusCode).toBe(200);
     expect((await callApi(client, tokens, '/v1/my/manga/ratings')).statusCode).toBe(403);
 
@@ -337,24 +345,24 @@ describe('OAuth 2.0 authorization server', () => {
     await expectOAuthError(client.refresh(refreshed.refresh_token!), 'invalid_grant');
 
     // A new authorization, for revocation and introspection.
+    const before = Math.floor(Date.now() / 1000);
     const fresh = await obtainTokens(client);
     const accessInfo = await client.introspect(fresh.access_token!, 'access_token');
-    const now = Math.floor(Date.now() / 1000);
     expect(accessInfo).toMatchObject({
       active: true,
       scope: 'ratings.anime user.profile',
       client_id: registered.clientId,
-      username: 'alice',
+      username: userName,
       sub: String(user.id),
       token_type: 'Bearer',
       iss: base,
     });
-    expect(accessInfo.exp! - now).toBeGreaterThanOrEqual(3599);
-    expect(accessInfo.exp! - now).toBeLessThanOrEqual(3602);
+    expect(accessInfo.exp).toBeGreaterThanOrEqual(before + 3600);
+    expect(accessInfo.exp).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 3602);
     const refreshInfo = await client.introspect(fresh.refresh_token!, 'refresh_token');
     expect(refreshInfo).toMatchObject({ active: true, client_id: registered.clientId });
-    expect(refreshInfo.exp! - now).toBeGreaterThanOrEqual(2_592_000 - 1);
-    expect(refreshInfo.exp! - now).toBeLessThanOrEqual(2_592_000 + 2);
+    expect(refreshInfo.exp).toBeGreaterThanOrEqual(before + 2_592_000);
+    expect(refreshInfo.exp).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 2_592_000 + 2);
 
     // Revoking the access token (with its hint) ends it at the API at once.
     await client.revoke(fresh.access_token!, 'access_token');
@@ -419,6 +427,41 @@ describe('OAuth 2.0 authorization server', () => {
       exchangeBody: { scope: 'ratings.manga' },
     });
     expect(narrowed.scope).toBe('ratings.manga');
+  });
+
+  it('narrows only the access token on refresh: the new refresh token keeps its scopes (RFC 6749 §6)', async () => {
+    await createUser();
+    const client = clientApp(await registerClient());
+    const tokens = await obtainTokens(client, 'ratings.anime user.profile');
+    const narrowed = await client.refresh(tokens.refresh_token!, {
+      exchangeBody: { scope: 'ratings.anime' },
+    });
+    expect(narrowed.scope).toBe('ratings.anime');
+    expect((await callApi(client, narrowed)).statusCode).toBe(403);
+    expect(await client.introspect(narrowed.refresh_token!, 'refresh_token')).toMatchObject({
+      active: true,
+      scope: 'ratings.anime user.profile',
+    });
+    const widenedAgain = await client.refresh(narrowed.refresh_token!);
+    expect(widenedAgain.scope).toBe('ratings.anime user.profile');
+    expect((await callApi(client, widenedAgain)).statusCode).toBe(200);
+  });
+
+  it('removes repeated scopes on refresh, and the new refresh token works', async () => {
+    await createUser();
+    const client = clientApp(await registerClient());
+    const tokens = await obtainTokens(client, 'ratings.anime user.profile');
+    // 20 × "ratings.anime" is longer than the scopes column (255): must not reach it as is.
+    const refreshed = await client.refresh(tokens.refresh_token!, {
+      exchangeBody: { scope: Array<string>(20).fill('ratings.anime').join(' ') },
+    });
+    expect(refreshed.scope).toBe('ratings.anime');
+    expect(await client.introspect(refreshed.access_token!)).toMatchObject({
+      active: true,
+      scope: 'ratings.anime',
+    });
+    const next = await client.refresh(refreshed.refresh_token!);
+    expect(next.scope).toBe('ratings.anime user.profile');
   });
 
   it('tokens issued by the flow and by `tokens issue` are interchangeable at the API, not across clients', async () => {
@@ -486,6 +529,17 @@ describe('OAuth 2.0 authorization server', () => {
       );
       expect(plain).toMatchObject({ error: 'invalid_request', state, iss: base });
       expect(plain.error_description).toMatch(/plain/);
+      const unknownMethod = await refusedAuthorization(
+        client.authorizationUrl({
+          scope: 'user.profile',
+          redirect_uri: REDIRECT_URI,
+          code_challenge: generators.codeChallenge(verifier),
+          code_challenge_method: 'S256"<x>',
+          state,
+        }),
+      );
+      expect(unknownMethod).toMatchObject({ error: 'invalid_request', state });
+      expect(unknownMethod.error_description).toBe('code_challenge_method must be S256');
       const defaultPlain = await refusedAuthorization(
         client.authorizationUrl({
           scope: 'user.profile',
@@ -645,6 +699,9 @@ describe('OAuth 2.0 authorization server', () => {
           }),
         );
         expect(refused).toMatchObject({ error: 'invalid_scope', state });
+        // RFC 6749 §4.1.2.1: error_description is NQSCHAR (no "), and echoes nothing of the request.
+        expect(refused.error_description).toMatch(/^[\x20\x21\x23-\x5b\x5d-\x7e]+$/);
+        expect(refused.error_description).not.toMatch(/admin|openid/);
       }
       const tampered = await browse(
         client.authorizationUrl({
@@ -799,10 +856,10 @@ describe('OAuth 2.0 authorization server', () => {
       expect(result.body).toMatch(/Wrong user name or password/);
     });
 
-    it(`throttles sign-in per account: ${LOGIN_THROTTLE.account.failures} failures lock it, from any address`, async () => {
+    it(`throttles sign-in per account: ${LOGIN_THROTTLE.account.attempts} attempts lock it, from any address`, async () => {
       // Locks last the whole window (the counters outlive the tables): an account of its own.
       await createUser('dave');
-      for (let i = 0; i < LOGIN_THROTTLE.account.failures; i++) {
+      for (let i = 0; i < LOGIN_THROTTLE.account.attempts; i++) {
         ip = `203.0.113.${i + 1}`;
         const result = await signIn(authorizationUrl(), {
           username: 'dave',
@@ -813,14 +870,14 @@ describe('OAuth 2.0 authorization server', () => {
       ip = '203.0.113.200';
       const locked = await signIn(authorizationUrl(), { username: 'dave' });
       expect(locked.status).toBe(429);
-      expect(locked.body).toMatch(/Too many failed sign-ins/);
+      expect(locked.body).toMatch(/Too many sign-in attempts/);
       expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
       // Another account from the same address is unaffected.
       expect((await signIn(authorizationUrl())).status).toBe(303);
     });
 
-    it(`throttles sign-in per IP: ${LOGIN_THROTTLE.ip.failures} failures lock the address, for every account`, async () => {
-      for (let i = 0; i < LOGIN_THROTTLE.ip.failures; i++) {
+    it(`throttles sign-in per IP: ${LOGIN_THROTTLE.ip.attempts} attempts lock the address, for every account`, async () => {
+      for (let i = 0; i < LOGIN_THROTTLE.ip.attempts; i++) {
         const result = await signIn(authorizationUrl(), {
           username: `nobody${i}`,
           password: 'guess guess',
@@ -833,5 +890,28 @@ describe('OAuth 2.0 authorization server', () => {
       ip = '192.0.2.77';
       expect((await signIn(authorizationUrl())).status).toBe(303);
     }, 90_000);
+
+    it('counts each sign-in before checking its password: concurrent guesses check no more than the limit', async () => {
+      await createUser('erin');
+      const guesses = 12;
+      const page = await browse(authorizationUrl());
+      const results = await Promise.all(
+        Array.from({ length: guesses }, (_, i) =>
+          postForm(page, { username: 'erin', password: `guess number ${i}` }),
+        ),
+      );
+      const statuses = results.map((result) => result.status);
+      // 400 is a password that was checked (and wrong); 429 one refused before the check.
+      expect(statuses.filter((status) => status === 400).length).toBeLessThanOrEqual(
+        LOGIN_THROTTLE.account.attempts,
+      );
+      expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(
+        guesses - LOGIN_THROTTLE.account.attempts,
+      );
+      expect(statuses.every((status) => status === 400 || status === 429)).toBe(true);
+      // The account is locked now, even to the right password from another address.
+      ip = '192.0.2.78';
+      expect((await signIn(authorizationUrl(), { username: 'erin' })).status).toBe(429);
+    });
   });
 });

@@ -878,7 +878,17 @@ describe('ratings API', () => {
         put: (id: string) => put('manga', id, { status: 'ongoing' }),
         delete: (id: string) => client.delete(ratingsPath('anime', id)),
       };
-      const ids = ['0', '-1', 'abc', '1.5', '2147483648', '99999999999', '1e3', '%20'];
+      const ids = [
+        '0',
+        '-1',
+        'abc',
+        '1.5',
+        '2147483648',
+        '99999999999',
+        '1e3',
+        '%20',
+        '1'.repeat(300),
+      ];
       await expectOutcomes(
         ids.flatMap((id) =>
           (['get', 'put', 'delete'] as const).map((method) => [method, id] as const),
@@ -886,6 +896,13 @@ describe('ratings API', () => {
         ([method, id]) => send[method](id),
         () => problem(400, ['id']),
       );
+    });
+
+    it('a very long path id or media type still meets authentication first', async () => {
+      const anonymous = api(app);
+      expectProblem(await anonymous.get(ratingsPath('anime', '1'.repeat(300))), 401);
+      expectProblem(await anonymous.get(`/v1/my/${'x'.repeat(300)}/ratings`), 401);
+      expectProblem(await client.get(`/v1/my/${'x'.repeat(300)}/ratings`), 404);
     });
 
     it('path id 2147483647 is well-formed: 404 when not in the catalog', async () => {

@@ -83,16 +83,20 @@ export class TokensService {
         `unknown scope ${unknown.map((s) => `"${s}"`).join(', ')}; choose from: ${ALL_SCOPES.join(' ')}`,
       );
     }
-    if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > MAX_TOKEN_TTL_SECONDS) {
+    if (!Number.isInteger(ttlSeconds) || ttlSeconds < 0 || ttlSeconds > MAX_TOKEN_TTL_SECONDS) {
       throw new TokenRequestError(
-        `ttl must be a whole number of seconds from 1 to ${MAX_TOKEN_TTL_SECONDS}`,
+        `ttl must be a whole number of seconds from 0 (already expired) to ${MAX_TOKEN_TTL_SECONDS}`,
       );
     }
     const user = await this.users.findByName(userName);
     if (!user) throw new TokenRequestError(`no user named "${userName}"`);
 
     const token = generateOpaqueToken();
-    const expiresAt = new Date(nowToTheSecond().getTime() + ttlSeconds * 1000);
+    // Stored to the second: rounded up, so a token lives at least its ttl (0: expired at once).
+    const expiresAt =
+      ttlSeconds === 0
+        ? nowToTheSecond()
+        : new Date(Math.ceil((Date.now() + ttlSeconds * 1000) / 1000) * 1000);
     await this.save({ token, userId: user.id, scopes, expiresAt, clientId, grantId: null });
     return { token, expiresAt };
   }

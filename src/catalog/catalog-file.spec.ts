@@ -40,6 +40,33 @@ describe('parseCatalogFile', () => {
     ]);
   });
 
+  it('ignores keys it does not know, and null counts of the other media type', () => {
+    expect(
+      parse([
+        {
+          media_type: 'manga',
+          id: 3,
+          title: 'Nana',
+          chapters: 84,
+          volumes: 21,
+          year: 2000,
+          episodes: null,
+        },
+      ]),
+    ).toEqual([
+      {
+        mediaType: 'manga',
+        id: 3,
+        externalId: null,
+        title: 'Nana',
+        episodes: null,
+        episodeMinutes: null,
+        chapters: 84,
+        volumes: 21,
+      },
+    ]);
+  });
+
   it('allows the same id and external_id in anime and manga (separate id spaces)', () => {
     expect(
       parse([
@@ -75,7 +102,11 @@ describe('parseCatalogFile', () => {
     ],
     [
       [{ media_type: 'anime', id: 1, title: 'x', chapters: 3 }],
-      /unknown field "chapters" for anime/,
+      /chapters is not a field of anime titles/,
+    ],
+    [
+      [{ media_type: 'manga', id: 1, title: 'x', episodes: 3, episode_minutes: 24 }],
+      /episodes, episode_minutes are not fields of manga titles/,
     ],
     [
       [

@@ -16,9 +16,10 @@ export class CatalogFileError extends Error {}
 
 const MAX_ID = 2 ** 31 - 1;
 const MAX_TITLE_LENGTH = 500;
-const FIELDS: Record<MediaType, readonly string[]> = {
-  anime: ['media_type', 'id', 'external_id', 'title', 'episodes', 'episode_minutes'],
-  manga: ['media_type', 'id', 'external_id', 'title', 'chapters', 'volumes'],
+/** The counts of the other media type: present and not null, they contradict the record's type. */
+const OTHER_MEDIA_COUNTS: Record<MediaType, readonly string[]> = {
+  anime: ['chapters', 'volumes'],
+  manga: ['episodes', 'episode_minutes'],
 };
 
 /**
@@ -65,9 +66,15 @@ function parseRecord(raw: unknown, where: string): TitleRecord {
     const id = typeof record.id === 'number' ? ` id ${record.id}` : '';
     throw new CatalogFileError(`${where} (${mediaType}${id}): ${message}`);
   };
-  const unknown = Object.keys(record).filter((key) => !FIELDS[mediaType].includes(key));
-  if (unknown.length > 0)
-    fail(`unknown field ${unknown.map((k) => `"${k}"`).join(', ')} for ${mediaType}`);
+  // Other keys (a year, a synopsis…) are ignored: exports from list services carry many.
+  const contradicting = OTHER_MEDIA_COUNTS[mediaType].filter(
+    (key) => (record[key] ?? null) !== null,
+  );
+  if (contradicting.length > 0) {
+    fail(
+      `${contradicting.join(', ')} ${contradicting.length > 1 ? 'are not fields' : 'is not a field'} of ${mediaType} titles`,
+    );
+  }
 
   const id = record.id;
   if (!isIntegerIn(id, 1, MAX_ID)) fail(`id must be a positive integer below 2^31`);

@@ -59,8 +59,20 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATABASE_URL: url }).database).toEqual(expected);
   });
 
-  it('TRUST_PROXY=true trusts every proxy', () => {
+  it('TRUST_PROXY=true trusts every proxy, a number that many hops', () => {
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+  });
+
+  it.each([
+    ['fatal', 'error'],
+    ['silent', 'error'],
+    ['warning', 'warn'],
+    ['log', 'info'],
+    ['verbose', 'debug'],
+    ['trace', 'debug'],
+  ])('LOG_LEVEL=%s means %s', (raw, level) => {
+    expect(loadConfig({ LOG_LEVEL: raw }).logLevel).toBe(level);
   });
 
   it('names every bad variable at once', () => {

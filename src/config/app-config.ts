@@ -16,8 +16,8 @@ export interface AppConfig {
   redisUrl: string | null;
   /** Prefix of every Redis key, so that deployments (or test runs) can share one Redis. */
   redisKeyPrefix: string;
-  /** Fastify/proxy-addr "trust proxy": false, true, or a list of addresses, CIDRs or names like `loopback`. */
-  trustProxy: boolean | string[];
+  /** As Fastify/Express "trust proxy": false, true, a hop count, or addresses, CIDRs and names like `loopback`. */
+  trustProxy: boolean | number | string[];
   rateLimit: { user: RateWindow; ip: RateWindow };
   userAgent: {
     blocklist: string[];
@@ -126,10 +126,11 @@ function parseRedisUrl(raw: string | undefined, problems: string[]): string | nu
   }
 }
 
-function parseTrustProxy(raw: string | undefined, problems: string[]): boolean | string[] {
+function parseTrustProxy(raw: string | undefined, problems: string[]): boolean | number | string[] {
   const value = raw?.trim() ?? '';
   if (value === '' || value === 'false') return false;
   if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
   const entries = value.split(',').map((entry) => entry.trim());
   const named = new Set(['loopback', 'linklocal', 'uniquelocal']);
   const bad = entries.filter((entry) => !named.has(entry) && !isAddressOrCidr(entry));
@@ -150,9 +151,25 @@ function isAddressOrCidr(entry: string): boolean {
   return /^\d+$/.test(prefix) && Number(prefix) <= max;
 }
 
+/** The four levels, and the names other loggers use for them. */
+const LOG_LEVELS: Record<string, LogLevel> = {
+  silent: 'error',
+  fatal: 'error',
+  error: 'error',
+  warn: 'warn',
+  warning: 'warn',
+  info: 'info',
+  log: 'info',
+  debug: 'debug',
+  verbose: 'debug',
+  trace: 'debug',
+};
+
 function parseLogLevel(raw: string | undefined, problems: string[]): LogLevel {
-  const value = (raw ?? 'info').trim().toLowerCase();
-  if (value === 'error' || value === 'warn' || value === 'info' || value === 'debug') return value;
+  const value = (raw ?? '').trim().toLowerCase();
+  if (value === '') return 'info';
+  const level = LOG_LEVELS[value];
+  if (level) return level;
   problems.push(`LOG_LEVEL must be one of error, warn, info, debug (got "${raw}")`);
   return 'info';
 }

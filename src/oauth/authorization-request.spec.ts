@@ -83,6 +83,23 @@ describe('parseAuthorizationRequest', () => {
     expect(outcome).toMatchObject({ kind: 'redirect-error', redirectUri: REDIRECT, error });
   });
 
+  it.each([
+    [{ response_type: 'token"' }],
+    [{ code_challenge_method: 'S512"<b>' }],
+    [{ code_challenge_method: 'plain' }],
+    [{ scope: 'ratings.anime "admin"' }],
+    [{ scope: 'ratings.anime' + ' x'.repeat(50) }],
+  ])(
+    'describes an error in NQSCHAR, echoing nothing of the request: %p',
+    async (change: Record<string, string>) => {
+      const outcome = await parse({ ...valid, ...change });
+      const description = (outcome as { description: string }).description;
+      // RFC 6749 §4.1.2.1: %x20-21 / %x23-5B / %x5D-7E.
+      expect(description).toMatch(/^[\x20\x21\x23-\x5b\x5d-\x7e]+$/);
+      expect(description).not.toMatch(/S512|admin|token"| x x/);
+    },
+  );
+
   it('echoes a valid state with the error, and no invalid one', async () => {
     await expect(parse({ ...valid, scope: 'admin' })).resolves.toMatchObject({
       state: 'af0ifjsldkj',

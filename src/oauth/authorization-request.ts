@@ -97,7 +97,7 @@ export async function parseAuthorizationRequest(
   const responseType = param(params, 'response_type');
   if (responseType === undefined) return fail('invalid_request', 'response_type is missing');
   if (responseType !== 'code') {
-    return fail('unsupported_response_type', 'response_type must be "code"');
+    return fail('unsupported_response_type', 'response_type must be code');
   }
 
   const codeChallenge = param(params, 'code_challenge') as string | undefined;
@@ -112,8 +112,8 @@ export async function parseAuthorizationRequest(
     return fail(
       'invalid_request',
       method === undefined || method === 'plain'
-        ? 'code_challenge_method "plain" is not supported: use S256'
-        : `code_challenge_method "${method}" is not supported: use S256`,
+        ? 'code_challenge_method must be S256 (plain is not supported)'
+        : 'code_challenge_method must be S256',
     );
   }
   if (!S256_CHALLENGE.test(codeChallenge)) {
@@ -131,11 +131,10 @@ export async function parseAuthorizationRequest(
     );
   }
   const requested = scope.split(' ').filter((name) => name.length > 0);
-  const unknown = requested.filter((name) => !isScope(name));
-  if (unknown.length > 0) {
+  if (!requested.every(isScope)) {
     return fail(
       'invalid_scope',
-      `unknown scope ${unknown.map((name) => `"${name}"`).join(', ')}: ask for ratings.anime, ratings.manga and/or user.profile`,
+      'scope outside the allowed set: ask for ratings.anime, ratings.manga and/or user.profile',
     );
   }
 

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { OAuthError, ServerError } from '@node-oauth/oauth2-server';
+import type { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { parseAuthorizationRequest, redirectBack } from './authorization-request';
 import { ClientsService } from './clients.service';
@@ -7,6 +8,13 @@ import { renderConsentPage, renderErrorPage } from './consent-page';
 import { csrfMatches, CSRF_FIELD, newCsrfToken } from './csrf';
 import { LoginThrottleService } from './login-throttle.service';
 import { OAuthServerService } from './oauth-server.service';
+import { Semaphore } from './semaphore';
+
+/**
+ * Password checks (scrypt, 32 MiB each, on libuv's 4 threads) run at most 4 at a time in this
+ * process, with at most 16 more waiting; past that, sign-in is refused at once.
+ */
+export const PASSWORD_CHECKS = { running: 4, waiting: 16 } as const;
 
 /** What GET or POST /oauth/authorize answers: an HTML page, or a redirect back to the client. */
 export type AuthorizeOutcome =
@@ -49,6 +57,7 @@ function list(form: Form, name: string): string[] {
 @Injectable()
 export class AuthorizationService {
   private readonly logger = new Logger('OAuth');
+  private readonly passwordChecks = new Semaphore(PASSWORD_CHECKS.running, PASSWORD_CHECKS.waiting);
 
   constructor(
     private readonly clients: ClientsService,
@@ -122,20 +131,28 @@ export class AuthorizationService {
       return again(400, 'Tick at least one permission to allow, or choose "Deny".');
     }
 
-    const lockedMs = await this.throttle.lockedForMs(username, context.clientIp);
+    const lockedMs = await this.throttle.attempt(username, context.clientIp);
     if (lockedMs > 0) {
       const minutes = Math.ceil(lockedMs / 60_000);
       return again(
         429,
-        `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+        `Too many sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
         { 'Retry-After': String(Math.ceil(lockedMs / 1000)) },
       );
     }
-    const user = await this.users.verifyCredentials(username, password);
-    if (!user) {
-      await this.throttle.recordFailure(username, context.clientIp);
-      return again(400, 'Wrong user name or password.');
+    const release = await this.passwordChecks.acquire();
+    if (!release) {
+      return again(429, 'Too many sign-ins at once. Try again in a moment.', {
+        'Retry-After': '1',
+      });
     }
+    let user: User | null;
+    try {
+      user = await this.users.verifyCredentials(username, password);
+    } finally {
+      release();
+    }
+    if (!user) return again(400, 'Wrong user name or password.');
 
     try {
       const code = await this.server.issueCode(request, granted, {

@@ -65,7 +65,7 @@ export class AuthorizeController {
   @ApiOperation({
     summary: 'Sign-in and consent form post',
     description:
-      'Outside the /v1 pipeline. CSRF-protected (the `csrf_token` field must equal the `oauth_csrf` cookie of the page). Failed sign-ins are throttled per account (5 per 15 minutes) and per client IP (20 per 15 minutes).',
+      'Outside the /v1 pipeline. CSRF-protected (the `csrf_token` field must equal the `oauth_csrf` cookie of the page). Sign-in attempts, successful ones included, are throttled per account (5 per 15 minutes) and per client IP (20 per 15 minutes, IPv6 by /64), counted before the password is checked.',
   })
   @ApiConsumes('application/x-www-form-urlencoded')
   @ApiBody({ schema: { $ref: getSchemaPath(AuthorizeFormDto) } })
@@ -74,7 +74,10 @@ export class AuthorizeController {
     description: 'The page again, with the reason (wrong credentials, no scope ticked)',
   })
   @ApiResponse({ status: 403, description: 'CSRF check failed: an HTML page' })
-  @ApiResponse({ status: 429, description: 'Sign-in throttled: the page again, with Retry-After' })
+  @ApiResponse({
+    status: 429,
+    description: 'Sign-in throttled, or too many at once: the page again, with Retry-After',
+  })
   async decide(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const form = request.body;
     const outcome = await this.authorization.decide(

@@ -8,9 +8,9 @@ describe('CSRF double-submit token', () => {
     expect(newCsrfToken()).not.toBe(token);
   });
 
-  it('is set in an HttpOnly, SameSite=Strict cookie scoped to the page, Secure over https', () => {
+  it('is set in an HttpOnly, SameSite=Lax cookie scoped to the page, Secure over https', () => {
     expect(csrfCookie(token, false)).toBe(
-      `oauth_csrf=${token}; Path=/oauth/authorize; Max-Age=3600; HttpOnly; SameSite=Strict`,
+      `oauth_csrf=${token}; Path=/oauth/authorize; Max-Age=3600; HttpOnly; SameSite=Lax`,
     );
     expect(csrfCookie(token, true)).toMatch(/; Secure$/);
   });

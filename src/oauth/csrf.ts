@@ -2,10 +2,10 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * CSRF protection of the sign-in and consent form, without server-side sessions: a double-submit
- * token. The page sets it in a cookie (HttpOnly, SameSite=Strict, scoped to /oauth/authorize) and
- * in a hidden field; a post is accepted only when both are present and equal. Another site can
- * make a browser post the form but can neither read nor set the cookie, so it cannot match it.
- * Stateless, so any instance accepts the form another one rendered.
+ * token. The page sets it in a cookie (HttpOnly, SameSite=Lax, Secure over https, scoped to
+ * /oauth/authorize) and in a hidden field; a post is accepted only when both are present and
+ * equal. Another site can make a browser post the form but can neither read nor set the cookie, so
+ * it cannot match it. Stateless, so any instance accepts the form another one rendered.
  */
 export const CSRF_COOKIE = 'oauth_csrf';
 export const CSRF_FIELD = 'csrf_token';
@@ -31,7 +31,9 @@ export function csrfCookie(token: string, secure: boolean): string {
     'Path=/oauth/authorize',
     `Max-Age=${MAX_AGE_SECONDS}`,
     'HttpOnly',
-    'SameSite=Strict',
+    // Lax, not Strict: the flow starts with a cross-site redirect to the page, and Strict cookies
+    // are left out of it. Lax ones are still left out of cross-site posts.
+    'SameSite=Lax',
     ...(secure ? ['Secure'] : []),
   ].join('; ');
 }

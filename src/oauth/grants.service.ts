@@ -23,6 +23,9 @@ export type LoadedRefreshToken = RefreshToken & { grant: Required<OAuthGrant> };
 
 const WITH_GRANT = { grant: { client: true, user: true } } as const;
 
+/** The column value of a scope list, each scope once. */
+const scopeColumn = (scopes: readonly string[]) => [...new Set(scopes)].join(' ');
+
 /**
  * Storage of the authorization server: grants and the codes and refresh tokens that belong to them
  * (access tokens stay with TokensService). Codes and tokens are stored as SHA-256 hashes. Every
@@ -70,7 +73,7 @@ export class GrantsService {
       codeHash: hashToken(code.code),
       grantId: code.grantId,
       redirectUri: code.redirectUri,
-      scopes: code.scopes.join(' '),
+      scopes: scopeColumn(code.scopes),
       codeChallenge: code.codeChallenge,
       codeChallengeMethod: code.codeChallengeMethod,
       createdAt: nowToTheSecond(),
@@ -94,14 +97,16 @@ export class GrantsService {
 
   /**
    * Stores the tokens of one exchange: the access token through TokensService (so the API's
-   * bearer strategy accepts it like any other), the refresh token here. False when the grant was
-   * revoked meanwhile; the new tokens are then revoked with it.
+   * bearer strategy accepts it like any other), the refresh token here, with `refreshTokenScopes`
+   * when they differ from the access token's. False when the grant was revoked meanwhile; the new
+   * tokens are then revoked with it.
    */
   async saveTokens(tokens: {
     grantId: number;
     userId: number;
     clientId: string;
     scopes: readonly string[];
+    refreshTokenScopes?: readonly string[];
     accessToken: string;
     accessTokenExpiresAt: Date;
     refreshToken?: string;
@@ -110,7 +115,7 @@ export class GrantsService {
     await this.accessTokens.save({
       token: tokens.accessToken,
       userId: tokens.userId,
-      scopes: tokens.scopes,
+      scopes: [...new Set(tokens.scopes)],
       expiresAt: tokens.accessTokenExpiresAt,
       clientId: tokens.clientId,
       grantId: tokens.grantId,
@@ -119,7 +124,7 @@ export class GrantsService {
       await this.refreshTokens.insert({
         tokenHash: hashToken(tokens.refreshToken),
         grantId: tokens.grantId,
-        scopes: tokens.scopes.join(' '),
+        scopes: scopeColumn(tokens.refreshTokenScopes ?? tokens.scopes),
         createdAt: nowToTheSecond(),
         expiresAt: tokens.refreshTokenExpiresAt,
         rotatedAt: null,

@@ -1,5 +1,5 @@
 import { MemoryCounterStore } from '../counters/memory-counter-store';
-import { LOGIN_THROTTLE, LoginThrottleService } from './login-throttle.service';
+import { ipGroup, LOGIN_THROTTLE, LoginThrottleService } from './login-throttle.service';
 
 describe('LoginThrottleService', () => {
   let store: MemoryCounterStore;
@@ -12,23 +12,55 @@ describe('LoginThrottleService', () => {
 
   afterEach(() => store.onModuleDestroy());
 
-  it('locks an account after its failures, from any address, for the rest of the window', async () => {
-    for (let i = 0; i < LOGIN_THROTTLE.account.failures - 1; i++) {
-      await throttle.recordFailure('Alice', `10.0.0.${i}`);
+  it('refuses an account past its attempts, from any address, for the rest of the window', async () => {
+    for (let i = 0; i < LOGIN_THROTTLE.account.attempts; i++) {
+      expect(await throttle.attempt(i % 2 ? 'Alice' : 'alice', `10.0.0.${i}`)).toBe(0);
     }
-    expect(await throttle.lockedForMs('alice', '10.0.1.1')).toBe(0);
-    await throttle.recordFailure('alice', '10.0.0.99');
-    const locked = await throttle.lockedForMs('ALICE', '10.0.1.1');
+    const locked = await throttle.attempt('ALICE', '10.0.1.1');
     expect(locked).toBeGreaterThan(0);
     expect(locked).toBeLessThanOrEqual(LOGIN_THROTTLE.account.windowSeconds * 1000);
-    expect(await throttle.lockedForMs('bob', '10.0.1.1')).toBe(0);
+    expect(await throttle.attempt('bob', '10.0.1.1')).toBe(0);
   });
 
-  it('locks an address after its failures, for every account', async () => {
-    for (let i = 0; i < LOGIN_THROTTLE.ip.failures; i++) {
-      await throttle.recordFailure(`user${i}`, '10.0.0.1');
+  it('counts attempts made at the same time, before any of them is checked', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => throttle.attempt('carol', `10.0.2.${i}`)),
+    );
+    expect(results.filter((ms) => ms === 0)).toHaveLength(LOGIN_THROTTLE.account.attempts);
+  });
+
+  it('refuses an address past its attempts, for every account', async () => {
+    for (let i = 0; i < LOGIN_THROTTLE.ip.attempts; i++) {
+      expect(await throttle.attempt(`user${i}`, '10.0.0.1')).toBe(0);
     }
-    expect(await throttle.lockedForMs('someone', '10.0.0.1')).toBeGreaterThan(0);
-    expect(await throttle.lockedForMs('someone', '10.0.0.2')).toBe(0);
+    expect(await throttle.attempt('someone', '10.0.0.1')).toBeGreaterThan(0);
+    expect(await throttle.attempt('someone', '10.0.0.2')).toBe(0);
+  });
+
+  it('counts IPv6 addresses by their /64', async () => {
+    for (let i = 0; i < LOGIN_THROTTLE.ip.attempts; i++) {
+      await throttle.attempt(`user${i}`, `2001:db8:1:2::${i.toString(16)}`);
+    }
+    expect(await throttle.attempt('someone', '2001:db8:1:2:ffff:ffff:ffff:ffff')).toBeGreaterThan(
+      0,
+    );
+    expect(await throttle.attempt('someone', '2001:db8:1:3::1')).toBe(0);
+  });
+});
+
+describe('ipGroup', () => {
+  it.each([
+    ['203.0.113.7', '203.0.113.7'],
+    ['::ffff:203.0.113.7', '203.0.113.7'],
+    ['2001:db8:1:2:3:4:5:6', '2001:db8:1:2::/64'],
+    ['2001:0db8:0001:0002::1', '2001:db8:1:2::/64'],
+    ['2001:DB8:1:2::', '2001:db8:1:2::/64'],
+    ['2001:db8::1:2:3:4:5', '2001:db8:0:1::/64'],
+    ['2001:db8::', '2001:db8:0:0::/64'],
+    ['::1', '0:0:0:0::/64'],
+    ['64:ff9b::203.0.113.7', '64:ff9b:0:0::/64'],
+    ['fe80::1%eth0', 'fe80:0:0:0::/64'],
+  ])('%s counts as %s', (ip, group) => {
+    expect(ipGroup(ip)).toBe(group);
   });
 });

@@ -1,59 +1,74 @@
 import { Injectable } from '@nestjs/common';
+import { isIPv6 } from 'node:net';
 import { CounterStore } from '../counters/counter-store';
 
-/** Failed sign-ins allowed per account name, and per client IP, in one window. */
+/** Sign-in attempts allowed per account name, and per client IP, in one window. */
 export const LOGIN_THROTTLE = {
-  account: { failures: 5, windowSeconds: 15 * 60 },
-  ip: { failures: 20, windowSeconds: 15 * 60 },
+  account: { attempts: 5, windowSeconds: 15 * 60 },
+  ip: { attempts: 20, windowSeconds: 15 * 60 },
 } as const;
 
 /**
  * Throttles password guessing on the sign-in page, per account (one account attacked from many
- * addresses) and per IP (one address trying many accounts). Failed attempts count in fixed windows
- * of the CounterStore; reaching the limit locks the account or address until the window ends.
- * A locked sign-in is refused before the password is even checked, so guessing gains nothing.
- * Shared by every instance when the CounterStore is Redis.
+ * addresses) and per IP (one address trying many accounts; IPv6 by /64, the block one client
+ * usually holds whole). Each attempt is counted before its password is checked, successful ones
+ * too: concurrent guesses cannot all be checked before the first failure is recorded. Past the
+ * limit an attempt is refused, even with the right password, until the fixed window of the
+ * CounterStore ends. Shared by every instance when the CounterStore is Redis.
  */
 @Injectable()
 export class LoginThrottleService {
   constructor(private readonly counters: CounterStore) {}
 
-  /** Milliseconds until sign-in is allowed again for this account from this address; 0 when it is. */
-  async lockedForMs(accountName: string, ip: string): Promise<number> {
+  /**
+   * Counts one sign-in attempt. Returns the milliseconds until sign-in is allowed again when the
+   * attempt is over a limit (it must then be refused without checking the password), else 0.
+   */
+  async attempt(accountName: string, ip: string): Promise<number> {
     const [account, address] = await Promise.all([
-      this.counters.flagRemainingMs(lockKey('account', accountName)),
-      this.counters.flagRemainingMs(lockKey('ip', ip)),
+      // Names compare case-insensitively here, cut to the longest a name can be.
+      this.count('account', accountName.slice(0, 64).toLowerCase(), LOGIN_THROTTLE.account),
+      this.count('ip', ipGroup(ip), LOGIN_THROTTLE.ip),
     ]);
     return Math.max(account, address);
-  }
-
-  async recordFailure(accountName: string, ip: string): Promise<void> {
-    await Promise.all([
-      this.count('account', accountName, LOGIN_THROTTLE.account),
-      this.count('ip', ip, LOGIN_THROTTLE.ip),
-    ]);
   }
 
   private async count(
     kind: 'account' | 'ip',
     subject: string,
-    limit: { failures: number; windowSeconds: number },
-  ): Promise<void> {
+    limit: { attempts: number; windowSeconds: number },
+  ): Promise<number> {
     const { count, resetMs } = await this.counters.hit(
-      `login-failures:${kind}:${normalise(kind, subject)}`,
+      `login-attempts:${kind}:${subject}`,
       limit.windowSeconds * 1000,
     );
-    if (count >= limit.failures) {
-      await this.counters.raiseFlag(lockKey(kind, subject), Math.max(resetMs, 1000));
-    }
+    return count > limit.attempts ? Math.max(resetMs, 1000) : 0;
   }
 }
 
-/** Account names compare case-insensitively here, and are cut to the longest a name can be. */
-function normalise(kind: 'account' | 'ip', subject: string): string {
-  return kind === 'account' ? subject.slice(0, 64).toLowerCase() : subject;
-}
-
-function lockKey(kind: 'account' | 'ip', subject: string): string {
-  return `login-locked:${kind}:${normalise(kind, subject)}`;
+/**
+ * What an IP counts under: IPv4 as is (IPv4-mapped IPv6 too), IPv6 by its /64, spelled one way
+ * whichever way the address was written.
+ */
+export function ipGroup(ip: string): string {
+  const address = ip.split('%')[0];
+  if (!isIPv6(address)) return ip;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1];
+  const [head, tail] = address.split('::');
+  const groups = (part: string) => (part === '' ? [] : part.split(':'));
+  // A trailing dotted IPv4 part is two groups wide; "::" stands for the groups left out.
+  const width = (list: string[]) => list.length + (list.at(-1)?.includes('.') ? 1 : 0);
+  const all =
+    tail === undefined
+      ? groups(head)
+      : [
+          ...groups(head),
+          ...Array<string>(8 - width(groups(head)) - width(groups(tail))).fill('0'),
+          ...groups(tail),
+        ];
+  return `${all
+    .slice(0, 4)
+    .map((group) => parseInt(group, 16).toString(16))
+    .join(':')}::/64`;
 }

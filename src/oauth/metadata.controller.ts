@@ -12,7 +12,9 @@ import {
 @Controller('.well-known/oauth-authorization-server')
 export class MetadataController {
   @Get()
-  @Header('Cache-Control', 'public, max-age=300')
+  // Built from the request's Host / X-Forwarded-* headers: a shared cache must not serve one
+  // request's answer to another.
+  @Header('Cache-Control', 'no-store')
   @ApiOperation({
     summary: 'Authorization server metadata (RFC 8414)',
     description:

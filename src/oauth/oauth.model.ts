@@ -182,10 +182,14 @@ export class OAuthModel implements AuthorizationCodeModel, RefreshTokenModel {
     return false;
   }
 
+  /**
+   * `refreshTokenScope`, from RefreshTokenGrant, is the refresh token's scope when it differs from
+   * the access token's. Repeated scopes count once, in the answer too.
+   */
   async saveToken(token: Token, client: Client, user: User): Promise<Token> {
     const subject = user as Subject;
     if (subject.grantId === undefined) throw new Error('saveToken() without a grant');
-    const scopes = token.scope ?? [];
+    const scopes = [...new Set(token.scope ?? [])];
     // Lifetimes from the configuration, to the whole second (see expiryAfter).
     const accessTokenExpiresAt = expiryAfter(this.config.oauth.accessTokenTtlSeconds);
     const refreshTokenExpiresAt = token.refreshToken
@@ -196,6 +200,7 @@ export class OAuthModel implements AuthorizationCodeModel, RefreshTokenModel {
       userId: subject.id,
       clientId: (client as ModelClient).id,
       scopes,
+      refreshTokenScopes: token.refreshTokenScope as string[] | undefined,
       accessToken: token.accessToken,
       accessTokenExpiresAt,
       refreshToken: token.refreshToken,

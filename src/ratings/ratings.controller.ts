@@ -81,7 +81,14 @@ function ratingsControllerFor<M extends MediaType>(
     @RateLimited(RATING_ENDPOINTS.getAll)
     @UseGuards(RatingRequestGuard)
     @ApiOperation({ summary: `All your ${mediaType} entries, ordered by title id` })
+    @ApiQuery({
+      name: 'use_external_id',
+      required: false,
+      enum: ['true', 'false'],
+      description: 'Accepted and ignored here; any other value is 400',
+    })
     @ApiOkResponse({ type: view, isArray: true })
+    @ApiBadRequestResponse({ description: 'Invalid query value' })
     getAll(@CurrentUser() user: AuthenticatedUser): Promise<RatingViewOf<M>[]> {
       return this.ratings.getAll(user.id, mediaType);
     }

@@ -6,7 +6,17 @@ import { isUniqueViolation } from '../database/errors';
 import { decoyHash, hashPassword, verifyPassword } from './password-hash';
 import { User } from './user.entity';
 
-export const USER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const MAX_NAME_LENGTH = 64;
+
+/** 1 to 64 characters, no control characters, no leading or trailing white space. */
+export function isValidUserName(name: string): boolean {
+  return (
+    name.length > 0 &&
+    name.trim() === name &&
+    [...name].length <= MAX_NAME_LENGTH &&
+    ![...name].some((character) => character.charCodeAt(0) < 0x20 || character === '\u007f')
+  );
+}
 
 export class UserNameTakenError extends Error {
   constructor(name: string) {
@@ -17,7 +27,7 @@ export class UserNameTakenError extends Error {
 export class InvalidUserNameError extends Error {
   constructor(name: string) {
     super(
-      `invalid user name "${name}": use 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit`,
+      `invalid user name ${JSON.stringify(name)}: use 1 to ${MAX_NAME_LENGTH} characters, without control characters or leading or trailing spaces`,
     );
   }
 }
@@ -34,7 +44,7 @@ export class UsersService {
 
   /** Creates a user, with a password when one is given (hashed first: a weak one creates nothing). */
   async create(name: string, password?: string): Promise<User> {
-    if (!USER_NAME_PATTERN.test(name)) throw new InvalidUserNameError(name);
+    if (!isValidUserName(name)) throw new InvalidUserNameError(name);
     const passwordHash = password === undefined ? null : await hashPassword(password);
     try {
       const user = await this.users.save(
@@ -59,7 +69,7 @@ export class UsersService {
    * password costs the same scrypt run, so the answer time does not tell which names exist.
    */
   async verifyCredentials(name: string, password: string): Promise<User | null> {
-    const user = USER_NAME_PATTERN.test(name)
+    const user = isValidUserName(name)
       ? await this.users
           .createQueryBuilder('user')
           .addSelect('user.passwordHash')
