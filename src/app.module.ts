@@ -15,6 +15,7 @@ import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { OAuthModule } from './oauth/oauth.module';
 import { ProfileModule } from './profile/profile.module';
+import { RateLimitPreviewGuard } from './rate-limit/rate-limit-preview.guard';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RatingsModule } from './ratings/ratings.module';
@@ -43,6 +44,7 @@ export class AppModule {
       providers: [
         // Global guards run in registration order: this list is the pipeline of decisions §2.
         // Each applies only to routes marked @Authenticated()/@Scopes()/@RateLimited().
+        { provide: APP_GUARD, useExisting: RateLimitPreviewGuard }, // RateLimit-* on every response
         { provide: APP_GUARD, useExisting: IpDenialGuard }, // 1. 403 + Retry-After
         { provide: APP_GUARD, useExisting: UserAgentGuard }, // 2. 403
         { provide: APP_GUARD, useExisting: BearerAuthGuard }, // 3. 401 (4. mediaType: 404 by route)

@@ -293,9 +293,11 @@ describe('rate limits (decisions §5)', () => {
           await from(app, animeOnly, ip).get(path),
         ];
         expect(rejected.map((response) => response.status)).toEqual([403, 403, 401, 401, 404, 403]);
-        for (const response of rejected) {
-          expect(response.headers['ratelimit-remaining']).toBeUndefined();
+        // They carry the address's untouched budget (the unknown media type is no endpoint row).
+        for (const response of [...rejected.slice(0, 4), rejected[5]]) {
+          expect(budgetOf(response)).toEqual({ limit: 3, remaining: 3, reset: 60 });
         }
+        expect(rejected[4].headers['ratelimit-remaining']).toBeUndefined();
       }
 
       // Neither the address (3) nor the user (5) has spent anything.
@@ -303,6 +305,14 @@ describe('rate limits (decisions §5)', () => {
       expectOk(await from(app, token, ip).get(path), 3, 1, 60);
       expectOk(await from(app, token, ip).get(path), 3, 0, 60);
       expectRateLimited(await from(app, token, ip).get(path), 3, 60);
+
+      // A refused request now shows the spent budget, still without counting.
+      const late = await request(server)
+        .get(path)
+        .set('X-Forwarded-For', ip)
+        .set('User-Agent', USER_AGENT);
+      expect(late.status).toBe(401);
+      expect(budgetOf(late)).toMatchObject({ limit: 3, remaining: 0 });
     });
   });
 

@@ -13,6 +13,9 @@ export abstract class CounterStore {
   /** Adds one hit to the fixed window `key` of `windowMs` and returns the window's state. */
   abstract hit(key: string, windowMs: number): Promise<WindowCount>;
 
+  /** The fixed window `key` as it stands, without a hit; null when it has none open. */
+  abstract peek(key: string): Promise<WindowCount | null>;
+
   /** Raises a flag that lowers itself after `ms`. */
   abstract raiseFlag(key: string, ms: number): Promise<void>;
 

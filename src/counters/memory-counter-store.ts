@@ -30,6 +30,12 @@ export class MemoryCounterStore extends CounterStore implements OnModuleDestroy 
     return Promise.resolve({ count: slot.count, resetMs: slot.expiresAt - now });
   }
 
+  peek(key: string): Promise<WindowCount | null> {
+    const now = Date.now();
+    const slot = this.live(key, now);
+    return Promise.resolve(slot ? { count: slot.count, resetMs: slot.expiresAt - now } : null);
+  }
+
   raiseFlag(key: string, ms: number): Promise<void> {
     this.store(key, { count: 1, expiresAt: Date.now() + ms });
     return Promise.resolve();

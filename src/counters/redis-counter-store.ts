@@ -72,6 +72,16 @@ export class RedisCounterStore extends CounterStore implements OnModuleInit, OnM
     }
   }
 
+  async peek(key: string): Promise<WindowCount | null> {
+    try {
+      const [count, ttl] = await Promise.all([this.redis.get(key), this.redis.pttl(key)]);
+      return count === null || ttl <= 0 ? null : { count: Number(count), resetMs: ttl };
+    } catch (error) {
+      this.warn(error);
+      return null;
+    }
+  }
+
   async raiseFlag(key: string, ms: number): Promise<void> {
     try {
       await this.redis.set(key, '1', 'PX', ms);

@@ -12,6 +12,11 @@ interface WindowState {
   blocked: boolean;
 }
 
+/** The counter of one window: endpoint row, throttler ('user' or 'ip'), who is counted. */
+export function rateLimitKey(endpoint: string, throttlerName: string, tracker: string): string {
+  return `${endpoint}:${throttlerName}:${tracker}`;
+}
+
 /**
  * Step 6 of decisions §2. The stock guard stops at the first exhausted throttler and writes one
  * header set per throttler; the contract wants every window counted and one `RateLimit-*` set:
@@ -80,7 +85,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     tracker: string,
     throttlerName: string,
   ): string {
-    return `${this.endpointOf(context)}:${throttlerName}:${tracker}`;
+    return rateLimitKey(this.endpointOf(context) ?? '', throttlerName, tracker);
   }
 
   private endpointOf(context: ExecutionContext): string | undefined {

@@ -6,6 +6,7 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { CounterStore } from '../counters/counter-store';
 import { CounterThrottlerStorage } from './counter-throttler.storage';
+import { RateLimitPreviewGuard } from './rate-limit-preview.guard';
 import { RateLimitGuard } from './rate-limit.guard';
 
 @Module({
@@ -34,7 +35,7 @@ import { RateLimitGuard } from './rate-limit.guard';
       }),
     }),
   ],
-  providers: [RateLimitGuard],
-  exports: [RateLimitGuard],
+  providers: [RateLimitGuard, RateLimitPreviewGuard],
+  exports: [RateLimitGuard, RateLimitPreviewGuard],
 })
 export class RateLimitModule {}
