@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import type { MediaType } from '../common/media-type';
 import { CatalogFileError, TitleRecord } from './catalog-file';
 import { Title } from './title.entity';
@@ -16,18 +16,7 @@ const INSERT_BATCH = 200;
 
 @Injectable()
 export class CatalogService {
-  constructor(
-    @InjectRepository(Title) private readonly titles: Repository<Title>,
-    @InjectDataSource() private readonly dataSource: DataSource,
-  ) {}
-
-  findById(mediaType: MediaType, id: number): Promise<Title | null> {
-    return this.titles.findOneBy({ mediaType, id });
-  }
-
-  findByExternalId(mediaType: MediaType, externalId: number): Promise<Title | null> {
-    return this.titles.findOneBy({ mediaType, externalId });
-  }
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
    * Creates new titles and updates changed ones in place, in one transaction: all or nothing.

@@ -2,7 +2,11 @@ import { Injectable, Logger } from '@nestjs/common';
 import { OAuthError, ServerError } from '@node-oauth/oauth2-server';
 import type { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
-import { parseAuthorizationRequest, redirectBack } from './authorization-request';
+import {
+  AuthorizationRequest,
+  parseAuthorizationRequest,
+  redirectBack,
+} from './authorization-request';
 import { ClientsService } from './clients.service';
 import { renderConsentPage, renderErrorPage } from './consent-page';
 import { csrfMatches, CSRF_FIELD, newCsrfToken } from './csrf';
@@ -68,15 +72,8 @@ export class AuthorizationService {
 
   /** GET: the consent page for a valid request. */
   async show(query: Form, context: AuthorizeContext): Promise<AuthorizeOutcome> {
-    const outcome = await parseAuthorizationRequest(query, (id) => this.clients.findByClientId(id));
-    if (outcome.kind === 'page-error') return this.errorPage(outcome.description);
-    if (outcome.kind === 'redirect-error') {
-      return this.redirect(outcome.redirectUri, context, {
-        error: outcome.error,
-        error_description: outcome.description,
-        state: outcome.state,
-      });
-    }
+    const outcome = await this.parseOrRefuse(query, context);
+    if (outcome.kind !== 'valid') return outcome;
     const csrfToken = context.csrfCookie ?? newCsrfToken();
     return {
       kind: 'page',
@@ -89,15 +86,8 @@ export class AuthorizationService {
   /** POST: the user's answer on the consent page. */
   async decide(form: Form, context: AuthorizeContext): Promise<AuthorizeOutcome> {
     // The hidden fields come back from the browser: validated again, never trusted.
-    const outcome = await parseAuthorizationRequest(form, (id) => this.clients.findByClientId(id));
-    if (outcome.kind === 'page-error') return this.errorPage(outcome.description);
-    if (outcome.kind === 'redirect-error') {
-      return this.redirect(outcome.redirectUri, context, {
-        error: outcome.error,
-        error_description: outcome.description,
-        state: outcome.state,
-      });
-    }
+    const outcome = await this.parseOrRefuse(form, context);
+    if (outcome.kind !== 'valid') return outcome;
     const request = outcome.request;
     if (!csrfMatches(context.csrfCookie, form[CSRF_FIELD])) {
       return this.errorPage(
@@ -163,6 +153,25 @@ export class AuthorizationService {
     } catch (error) {
       return back(this.libraryError(error, context));
     }
+  }
+
+  /** The request, or the RFC 6749 §4.1.2.1 answer: an error page, or an error redirect. */
+  private async parseOrRefuse(
+    params: Form,
+    context: AuthorizeContext,
+  ): Promise<AuthorizeOutcome | { kind: 'valid'; request: AuthorizationRequest }> {
+    const outcome = await parseAuthorizationRequest(params, (id) =>
+      this.clients.findByClientId(id),
+    );
+    if (outcome.kind === 'page-error') return this.errorPage(outcome.description);
+    if (outcome.kind === 'redirect-error') {
+      return this.redirect(outcome.redirectUri, context, {
+        error: outcome.error,
+        error_description: outcome.description,
+        state: outcome.state,
+      });
+    }
+    return outcome;
   }
 
   private libraryError(
