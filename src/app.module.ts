@@ -1,12 +1,11 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module';
 import { BearerAuthGuard } from './auth/bearer-auth.guard';
 import { IpDenialGuard } from './auth/ip-denial.guard';
 import { ScopesGuard } from './auth/scopes.guard';
 import { UserAgentGuard } from './auth/user-agent.guard';
 import { CatalogModule } from './catalog/catalog.module';
-import { ApiValidationPipe } from './common/api-validation.pipe';
 import { ProblemDetailsFilter } from './common/problem-details.filter';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -15,7 +14,6 @@ import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { OAuthModule } from './oauth/oauth.module';
 import { ProfileModule } from './profile/profile.module';
-import { RateLimitPreviewGuard } from './rate-limit/rate-limit-preview.guard';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RatingsModule } from './ratings/ratings.module';
@@ -43,15 +41,16 @@ export class AppModule {
       ],
       providers: [
         // Global guards run in registration order: this list is the pipeline of decisions §2.
-        // Each applies only to routes marked @Authenticated()/@Scopes()/@RateLimited().
-        { provide: APP_GUARD, useExisting: RateLimitPreviewGuard }, // RateLimit-* on every response
+        // Each applies only to routes marked @Authenticated()/@Scopes()/@RateLimited(). The
+        // RateLimit-* headers of responses refused before step 6 come from a Fastify hook (app.setup).
         { provide: APP_GUARD, useExisting: IpDenialGuard }, // 1. 403 + Retry-After
         { provide: APP_GUARD, useExisting: UserAgentGuard }, // 2. 403
         { provide: APP_GUARD, useExisting: BearerAuthGuard }, // 3. 401 (4. mediaType: 404 by route)
         { provide: APP_GUARD, useExisting: ScopesGuard }, // 5. 403 insufficient_scope
         { provide: APP_GUARD, useExisting: RateLimitGuard }, // 6. 429
-        // 7. path, query, Content-Type: RatingRequestGuard on the routes; body: this pipe.
-        { provide: APP_PIPE, useFactory: () => new ApiValidationPipe() },
+        // 7. path, query, Content-Type: RatingRequestGuard on the routes; the body: ApiValidationPipe
+        // on the body parameter, given its DTO class (the controllers are made per media type, so
+        // the parameter's design type cannot name it).
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
       ],
     };

@@ -8,6 +8,8 @@ import { SCOPE_DESCRIPTIONS } from './oauth/consent-page';
 import { CLIENT_BASIC_SECURITY } from './oauth/token.controller';
 import { sendProblem } from './common/problem-details.filter';
 import { requestIdFor } from './common/request-id';
+import { addRateLimitHeadersHook } from './rate-limit/rate-limit-headers.hook';
+import { RateLimitService } from './rate-limit/rate-limit.service';
 import type { AppConfig, LogLevel } from './config/app-config';
 
 export const BODY_LIMIT_BYTES = 16384;
@@ -46,6 +48,7 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
+  addRateLimitHeadersHook(fastify, app.get(RateLimitService));
 
   // Bodies of any type are read (up to the size limit) instead of refused at once, so that a wrong
   // Content-Type is answered at step 7 of the pipeline, after authentication (decisions §2).

@@ -293,11 +293,11 @@ describe('rate limits (decisions §5)', () => {
           await from(app, animeOnly, ip).get(path),
         ];
         expect(rejected.map((response) => response.status)).toEqual([403, 403, 401, 401, 404, 403]);
-        // They carry the address's untouched budget (the unknown media type is no endpoint row).
-        for (const response of [...rejected.slice(0, 4), rejected[5]]) {
+        // They carry the address's untouched budget; the unknown media type that of the row its
+        // path names (GET one).
+        for (const response of rejected) {
           expect(budgetOf(response)).toEqual({ limit: 3, remaining: 3, reset: 60 });
         }
-        expect(rejected[4].headers['ratelimit-remaining']).toBeUndefined();
       }
 
       // Neither the address (3) nor the user (5) has spent anything.
@@ -313,6 +313,62 @@ describe('rate limits (decisions §5)', () => {
         .set('User-Agent', USER_AGENT);
       expect(late.status).toBe(401);
       expect(budgetOf(late)).toMatchObject({ limit: 3, remaining: 0 });
+    });
+  });
+
+  describe('answers of the body parser and of an unknown media type (user 5, IP 3 per 60 s)', () => {
+    let app: NestFastifyApplication;
+
+    beforeAll(async () => {
+      app = await createTestApp({
+        RATE_LIMIT_USER_LIMIT: '5',
+        RATE_LIMIT_USER_WINDOW_SECONDS: '60',
+        RATE_LIMIT_IP_LIMIT: '3',
+        RATE_LIMIT_IP_WINDOW_SECONDS: '60',
+        TRUST_PROXY: 'loopback',
+      });
+      await freshData(app);
+    });
+
+    afterAll(async () => {
+      await app.close();
+    });
+
+    it('413, broken-JSON 400 and unknown-mediaType 404 carry the budget and do not count', async () => {
+      const { token } = await createUserWithToken(app);
+      const ip = '198.51.100.40';
+      const client = from(app, token, ip);
+      const put = (path: string, raw: string) =>
+        api(app, token)
+          .put(path)
+          .set('X-Forwarded-For', ip)
+          .set('Content-Type', 'application/json')
+          .send(raw);
+
+      // One counted request first, so that the budget shown is read, not a default.
+      expectOk(await client.put('/v1/my/anime/1/ratings', { status: 'completed' }), 3, 2, 60);
+
+      const refused = [
+        await put('/v1/my/anime/1/ratings', JSON.stringify({ notes: 'x'.repeat(17000) })),
+        await put('/v1/my/manga/1/ratings', '{"status": "ongoing",'),
+        await client.put('/v1/my/novel/1/ratings', { status: 'completed' }),
+      ];
+      expect(refused.map((response) => response.status)).toEqual([413, 400, 404]);
+      for (const response of refused) {
+        expect(response.headers['content-type']).toBe(PROBLEM_JSON);
+        expect(budgetOf(response)).toMatchObject({ limit: 3, remaining: 2 });
+      }
+      expect(refused[1].body.detail).toMatch(/not valid JSON/);
+
+      // GET all and DELETE of an unknown media type show their own rows' budgets.
+      const getAll = await client.get('/v1/my/novel/ratings');
+      expect(getAll.status).toBe(404);
+      expect(budgetOf(getAll)).toEqual({ limit: 3, remaining: 3, reset: 60 });
+
+      // Nothing above was counted: two more PUTs fit in the address's budget.
+      expectOk(await client.put('/v1/my/anime/2/ratings', { status: 'completed' }), 3, 1, 60);
+      expectOk(await client.put('/v1/my/manga/2/ratings', { status: 'ongoing' }), 3, 0, 60);
+      expectRateLimited(await client.put('/v1/my/anime/2/ratings', { status: 'completed' }), 3, 60);
     });
   });
 

@@ -1,18 +1,43 @@
-import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { applyDecorators, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiTooManyRequestsResponse } from '@nestjs/swagger';
 
-export const RATE_LIMIT_ENDPOINT_KEY = 'rate-limit:endpoint';
+export const RATE_LIMIT_KEY = 'rate-limit:endpoint';
+
+/** What `@RateLimited` records, on the handler and in the Fastify route's `config`. */
+export interface RateLimitedRoute {
+  /** The endpoint row whose budgets the route shares. */
+  endpoint: string;
+  /** false: the route always refuses before step 6 of decisions §2, so it only shows the budget. */
+  counted: boolean;
+}
 
 /**
  * Counts the route against the per-user and per-IP budgets of `endpoint`, one row of the spec's
  * endpoint table: routes that share a name (anime and manga) share a budget (decisions §5).
+ * RateLimitGuard counts; the `RateLimit-*` headers of responses refused earlier, the body parser's
+ * 413 and 400 included, come from the route's Fastify config (see rate-limit-headers.hook.ts),
+ * because Fastify reads the body before any guard runs.
  */
-export function RateLimited(endpoint: string): MethodDecorator {
+export function RateLimited(
+  endpoint: string,
+  options: { counted?: boolean } = {},
+): MethodDecorator {
+  const route: RateLimitedRoute = { endpoint, counted: options.counted ?? true };
   return applyDecorators(
-    SetMetadata(RATE_LIMIT_ENDPOINT_KEY, endpoint),
+    SetMetadata(RATE_LIMIT_KEY, route),
+    RouteConfig({ [RATE_LIMIT_KEY]: route }),
     ApiTooManyRequestsResponse({
       description:
         'Rate limit exceeded (per user and per client IP, per endpoint). Carries `Retry-After`; every response of the endpoint carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`.',
     }),
   );
+}
+
+export function rateLimitedRoute(
+  reflector: Reflector,
+  context: ExecutionContext,
+): RateLimitedRoute | undefined {
+  return reflector.get<RateLimitedRoute | undefined>(RATE_LIMIT_KEY, context.getHandler());
 }
