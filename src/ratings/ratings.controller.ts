@@ -115,9 +115,7 @@ function ratingsControllerFor<M extends MediaType>(
     async put(
       @CurrentUser() user: AuthenticatedUser,
       @CurrentTitleRef() ref: TitleRef,
-      // Typed as the union so that the global pipe passes it on to this one, which knows the DTO.
-      @Body(new ApiValidationPipe({ expectedType: putDto }))
-      body: PutAnimeRatingDto | PutMangaRatingDto,
+      @Body(new ApiValidationPipe({ expectedType: putDto })) body: PutRatingDto,
     ): Promise<SuccessView> {
       await this.ratings.put(user.id, mediaType, ref, body);
       return { success: true };
