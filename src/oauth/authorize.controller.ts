@@ -17,7 +17,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthorizationService, AuthorizeContext, AuthorizeOutcome } from './authorization.service';
 import { csrfCookie, csrfFromCookies } from './csrf';
 import { AuthorizeFormDto } from './oauth.dto';
-import { OAuthPageErrorFilter, PAGE_HEADERS } from './oauth-error';
+import { OAuthPageErrorFilter, PAGE_HEADERS } from './page-error.filter';
 import { issuerOf } from './oauth-metadata';
 
 const REDIRECT_DESCRIPTION =

@@ -15,10 +15,6 @@ export interface NewClient {
   isPublic: boolean;
 }
 
-export function isPublicClient(client: OAuthClient): boolean {
-  return client.secretHash === null;
-}
-
 /**
  * Registered applications. Client secrets are 256-bit random strings, so a fast hash (SHA-256, as
  * for tokens) is enough: a memory-hard KDF only pays off for secrets people choose, and would cost

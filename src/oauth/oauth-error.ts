@@ -1,7 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import { OAuthError, ServerError } from '@node-oauth/oauth2-server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { renderErrorPage } from './consent-page';
 
 /** The error codes of RFC 6749 §4.1.2.1 and §5.2, RFC 7009 §2.2.1. */
 export type OAuthErrorCode =
@@ -103,40 +102,3 @@ export function toProtocolError(
     `An unexpected error occurred; quote request id ${request.id} when reporting it`,
   );
 }
-
-/**
- * The last resort of the authorization endpoint, whose answers are pages for a person: an
- * unexpected error is a plain HTML page naming the request id, not problem+json.
- */
-@Catch()
-export class OAuthPageErrorFilter implements ExceptionFilter {
-  private readonly logger = new Logger('OAuth');
-
-  catch(exception: unknown, host: ArgumentsHost): void {
-    const request = host.switchToHttp().getRequest<FastifyRequest>();
-    const reply = host.switchToHttp().getResponse<FastifyReply>();
-    toProtocolError(exception, request, this.logger);
-    void reply
-      .status(500)
-      .headers(PAGE_HEADERS)
-      .send(
-        renderErrorPage(
-          'Something went wrong',
-          `The authorization server failed; quote request id ${request.id} when reporting it.`,
-        ),
-      );
-  }
-}
-
-/** Headers of every page of the authorization endpoint: not cached, not framed, no scripts. */
-export const PAGE_HEADERS = {
-  'content-type': 'text/html; charset=utf-8',
-  'cache-control': 'no-store',
-  pragma: 'no-cache',
-  'x-frame-options': 'DENY',
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  // No form-action: browsers apply it to the redirect that follows the post, to the client's site.
-  'content-security-policy':
-    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
-} as const;

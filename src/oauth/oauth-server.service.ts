@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import OAuth2Server, {
   AbstractGrantType,
+  AuthorizationCodeModel,
   OAuthError,
   Request,
   Response,
@@ -12,7 +13,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { AuthorizationCodeGrant, RefreshTokenGrant } from './grant-types';
 import type { AuthorizationRequest } from './authorization-request';
 import { CLIENT_AUTH_REALM } from './client-credentials';
-import { OAuthModel, Subject } from './oauth.model';
+import { GrantsModel, OAuthModel, Subject } from './oauth.model';
 import { OAuthProtocolError } from './oauth-error';
 
 /** Codes are exchanged by the client's back end at once; a minute is plenty (RFC 6749 §4.1.2). */
@@ -37,7 +38,8 @@ export class OAuthServerService {
 
   constructor(@Inject(APP_CONFIG) config: AppConfig, model: OAuthModel) {
     this.server = new OAuth2Server({
-      model,
+      // Without getAccessToken (see GrantsModel): the library asks for it only in authenticate().
+      model: model satisfies GrantsModel as unknown as AuthorizationCodeModel,
       accessTokenLifetime: config.oauth.accessTokenTtlSeconds,
       refreshTokenLifetime: config.oauth.refreshTokenTtlSeconds,
       authorizationCodeLifetime: AUTHORIZATION_CODE_TTL_SECONDS,

@@ -64,13 +64,21 @@ export function expiryAfter(seconds: number, now = Date.now()): Date {
 }
 
 /**
+ * What the two grants need of the library's model. Its types also ask for `getAccessToken`, which
+ * only the library's `authenticate()` calls: the API authenticates bearer tokens itself (see
+ * AccessTokenVerifier), so this server does not implement it.
+ */
+export type GrantsModel = Omit<AuthorizationCodeModel, 'getAccessToken'> &
+  Omit<RefreshTokenModel, 'getAccessToken'>;
+
+/**
  * The TypeORM-backed model of @node-oauth/oauth2-server. The library runs the grants (code
  * exchange with PKCE, refresh); this class stores what it issues and holds this server's policy:
  * client authentication, the scope set, single-use codes and refresh-token rotation with reuse
  * detection over the whole grant.
  */
 @Injectable()
-export class OAuthModel implements AuthorizationCodeModel, RefreshTokenModel {
+export class OAuthModel implements GrantsModel {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly clients: ClientsService,
@@ -246,20 +254,5 @@ export class OAuthModel implements AuthorizationCodeModel, RefreshTokenModel {
     if (await this.grants.rotateRefreshToken(token.rowId as number)) return true;
     await this.grants.revoke((token.user as Subject).grantId as number);
     return false;
-  }
-
-  /** Part of the library's model contract; the API authenticates through BearerStrategy instead. */
-  async getAccessToken(accessToken: string): Promise<Token | null> {
-    const info = await this.tokens.describe(accessToken);
-    if (!info?.active || info.clientId === null) return null;
-    const client = await this.clients.findByClientId(info.clientId);
-    if (!client) return null;
-    return {
-      accessToken,
-      accessTokenExpiresAt: info.expiresAt,
-      scope: info.scopes,
-      client: toModelClient(client),
-      user: { id: info.userId, name: info.userName, grantId: info.grantId ?? undefined },
-    };
   }
 }
