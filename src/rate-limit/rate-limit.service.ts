@@ -1,10 +1,20 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { AppConfig, RateWindow } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { Injectable } from '@nestjs/common';
+import {
+  InjectThrottlerOptions,
+  InjectThrottlerStorage,
+  ThrottlerModuleOptions,
+  ThrottlerStorage,
+} from '@nestjs/throttler';
 import { CounterStore, WindowCount } from '../counters/counter-store';
 
 /** The two budgets of decisions §5: per user and per client address, each per endpoint row. */
-export type RateLimitWindow = 'user' | 'ip';
+export const RATE_LIMIT_WINDOWS = ['user', 'ip'] as const;
+export type RateLimitWindow = (typeof RATE_LIMIT_WINDOWS)[number];
+
+interface RateWindow {
+  limit: number;
+  windowSeconds: number;
+}
 
 export interface RateLimitDecision {
   /** `RateLimit-Limit`, `-Remaining`, `-Reset` of the window with the least left. */
@@ -23,16 +33,22 @@ interface WindowState {
 }
 
 /**
- * The rate limits of decisions §5 on fixed windows of the shared CounterStore (memory or Redis).
- * It owns the counter keys: `hit` counts a request that reached step 6 of §2, `peek` reads the
- * client address's window for responses refused before it, which are never counted.
+ * The rate limits of decisions §5: the named throttlers of @nestjs/throttler (rate-limit.module)
+ * on fixed windows of the shared CounterStore (memory or Redis). It owns the counter keys: `hit`
+ * counts a request that reached step 6 of §2, `peek` reads the client address's window for
+ * responses refused before it, which are never counted.
  */
 @Injectable()
 export class RateLimitService {
+  private readonly windows: Record<RateLimitWindow, RateWindow>;
+
   constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() private readonly storage: ThrottlerStorage,
     private readonly counters: CounterStore,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.windows = windowsOf(options);
+  }
 
   /** The counter of one window: endpoint row, window, who is counted (user id or address). */
   static key(endpoint: string, window: RateLimitWindow, who: string | number): string {
@@ -40,10 +56,10 @@ export class RateLimitService {
   }
 
   async hit(endpoint: string, userId: number, ip: string): Promise<RateLimitDecision> {
-    const { user, ip: address } = this.config.rateLimit;
+    const { user, ip: address } = this.windows;
     const [userCount, ipCount] = await Promise.all([
-      this.counters.hit(RateLimitService.key(endpoint, 'user', userId), user.windowSeconds * 1000),
-      this.counters.hit(RateLimitService.key(endpoint, 'ip', ip), address.windowSeconds * 1000),
+      this.count(RateLimitService.key(endpoint, 'user', userId), 'user', user),
+      this.count(RateLimitService.key(endpoint, 'ip', ip), 'ip', address),
     ]);
     const windows = [stateOf(user, userCount), stateOf(address, ipCount)];
     const blocked = windows.filter((window) => window.blocked);
@@ -57,7 +73,7 @@ export class RateLimitService {
 
   /** The address's window as it stands, without a hit: no user is known before step 3. */
   async peek(endpoint: string, ip: string): Promise<Record<string, string>> {
-    const window = this.config.rateLimit.ip;
+    const window = this.windows.ip;
     const count = await this.counters.peek(RateLimitService.key(endpoint, 'ip', ip));
     return headersOf(
       count
@@ -70,6 +86,32 @@ export class RateLimitService {
           },
     );
   }
+
+  private async count(
+    key: string,
+    name: RateLimitWindow,
+    window: RateWindow,
+  ): Promise<WindowCount> {
+    const record = await this.storage.increment(
+      key,
+      window.windowSeconds * 1000,
+      window.limit,
+      0,
+      name,
+    );
+    return { count: record.totalHits, resetMs: record.timeToExpire * 1000 };
+  }
+}
+
+function windowsOf(options: ThrottlerModuleOptions): Record<RateLimitWindow, RateWindow> {
+  const throttlers = Array.isArray(options) ? options : options.throttlers;
+  const windowOf = (name: RateLimitWindow): RateWindow => {
+    const throttler = throttlers.find((candidate) => candidate.name === name);
+    if (typeof throttler?.limit !== 'number' || typeof throttler.ttl !== 'number')
+      throw new Error(`The throttler "${name}" needs a fixed limit and ttl`);
+    return { limit: throttler.limit, windowSeconds: throttler.ttl / 1000 };
+  };
+  return { user: windowOf('user'), ip: windowOf('ip') };
 }
 
 function stateOf(window: RateWindow, { count, resetMs }: WindowCount): WindowState {
