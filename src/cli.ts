@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
+import { EventEmitterModule } from '@nestjs/event-emitter';
 import { CommandFactory } from 'nest-commander';
 import { TokensModule } from './auth/tokens.module';
 import { IssueTokenCommand, RevokeTokenCommand, TokensCommand } from './auth/tokens.command';
@@ -10,6 +11,7 @@ import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { ClientsCommand, CreateClientCommand } from './oauth/clients.command';
 import { OAuthClientsModule } from './oauth/oauth-clients.module';
+import { RatingsModule } from './ratings/ratings.module';
 import { UsersModule } from './users/users.module';
 import { CreateUserCommand, SetPasswordCommand, UsersCommand } from './users/users.command';
 
@@ -21,7 +23,10 @@ import { CreateUserCommand, SetPasswordCommand, UsersCommand } from './users/use
   imports: [
     ConfigModule.forRoot(),
     DatabaseModule.forRoot({ retryAttempts: 0 }),
+    EventEmitterModule.forRoot(),
     UsersModule,
+    // Entry writes from the command line take the same path (and hooks) as the server's.
+    RatingsModule,
     TokensModule,
     CatalogModule,
     OAuthClientsModule,

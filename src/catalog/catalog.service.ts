@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { MediaType } from '../common/media-type';
+import { runTransaction } from '../database/transactions';
 import { CatalogFileError, TitleRecord } from './catalog-file';
 import { Title } from './title.entity';
 
@@ -23,7 +24,7 @@ export class CatalogService {
    * Users' entries are never touched.
    */
   async import(records: TitleRecord[]): Promise<ImportSummary> {
-    return this.dataSource.transaction(async (manager) => {
+    return runTransaction(this.dataSource, async (manager) => {
       const summary: ImportSummary = { created: 0, updated: 0, unchanged: 0 };
       const existing = new Map<string, Title>();
       for (const title of await manager.find(Title)) existing.set(keyOf(title), title);

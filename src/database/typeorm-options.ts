@@ -5,6 +5,7 @@ import type { DatabaseTarget } from '../config/app-config';
 import { AccessToken } from '../auth/access-token.entity';
 import { Title } from '../catalog/title.entity';
 import { RatingEntry } from '../ratings/rating-entry.entity';
+import { RatingRevision } from '../ratings/rating-revision.entity';
 import { User } from '../users/user.entity';
 import { AuthorizationCode } from '../oauth/entities/authorization-code.entity';
 import { OAuthClient } from '../oauth/entities/oauth-client.entity';
@@ -14,12 +15,14 @@ import { InitialSchema1763830000000 } from './migrations/1763830000000-initial-s
 import { UserPasswords1795370000000 } from './migrations/1795370000000-user-passwords';
 import { OAuth1795370000001 } from './migrations/1795370000001-oauth';
 import { UserListVersion1795370000002 } from './migrations/1795370000002-user-list-version';
+import { RatingRevisions1800000000001 } from './migrations/1800000000001-rating-revisions';
 
 export const ENTITIES = [
   User,
   AccessToken,
   Title,
   RatingEntry,
+  RatingRevision,
   OAuthClient,
   OAuthGrant,
   AuthorizationCode,
@@ -30,6 +33,7 @@ export const MIGRATIONS = [
   UserPasswords1795370000000,
   OAuth1795370000001,
   UserListVersion1795370000002,
+  RatingRevisions1800000000001,
 ];
 
 /** The one options builder behind the app, the CLI, the e2e tests and `ormconfig.ts`. */

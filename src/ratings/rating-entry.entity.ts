@@ -17,6 +17,7 @@ export type RatingStatus = (typeof RATING_STATUSES)[number];
  */
 @Entity('rating_entries')
 @Index('UQ_rating_entries_user_title', ['userId', 'mediaType', 'titleId'], { unique: true })
+@Index('IDX_rating_entries_user_revision', ['userId', 'mediaType', 'revision'])
 export class RatingEntry {
   @PrimaryGeneratedColumn()
   id: number;
@@ -80,4 +81,8 @@ export class RatingEntry {
 
   @Column({ name: 'updated_at', type: 'datetime' })
   updatedAt: Date;
+
+  /** The revision of the write that last wrote this entry (see RatingRevision). */
+  @Column({ type: 'int', default: 0 })
+  revision: number;
 }

@@ -4,7 +4,7 @@ import type { PutRatingDto } from './dto/put-rating.dto';
 
 export type EntryFields = Omit<
   RatingEntry,
-  'id' | 'userId' | 'mediaType' | 'titleId' | 'createdAt' | 'updatedAt'
+  'id' | 'userId' | 'mediaType' | 'titleId' | 'createdAt' | 'updatedAt' | 'revision'
 >;
 
 const COMMON_FIELDS = {

@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { UsersModule } from '../users/users.module';
 import { RatingEntry } from './rating-entry.entity';
+import { RatingWriteHooks } from './rating-write-hooks';
+import { RatingsRepository } from './ratings.repository';
 import { RatingRequestGuard } from './rating-request.guard';
 import { AnimeRatingsController, MangaRatingsController } from './ratings.controller';
 import { RatingsService } from './ratings.service';
@@ -10,7 +12,7 @@ import { UnknownMediaTypeController } from './unknown-media-type.controller';
 @Module({
   imports: [TypeOrmModule.forFeature([RatingEntry]), UsersModule],
   controllers: [AnimeRatingsController, MangaRatingsController, UnknownMediaTypeController],
-  providers: [RatingsService, RatingRequestGuard],
-  exports: [RatingsService],
+  providers: [RatingsService, RatingsRepository, RatingWriteHooks, RatingRequestGuard],
+  exports: [RatingsService, RatingWriteHooks],
 })
 export class RatingsModule {}

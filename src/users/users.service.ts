@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import { nowToTheSecond } from '../common/timestamps';
 import { isUniqueViolation } from '../database/errors';
 import { decoyHash, hashPassword, verifyPassword } from './password-hash';
 import { User } from './user.entity';
 
 const MAX_NAME_LENGTH = 64;
+const BUMP_LIST_VERSION_SQL = 'UPDATE users SET list_version = list_version + 1 WHERE id = ?';
 
 /** 1 to 64 characters, no control characters, no leading or trailing white space. */
 export function isValidUserName(name: string): boolean {
@@ -87,11 +88,11 @@ export class UsersService {
   }
 
   /**
-   * Marks the user's list as changed, after the change is written: a reader that saw the old
-   * version may have read the new data, never the reverse.
+   * Marks the user's list as changed, inside the transaction that changes it (`manager`), so that
+   * the version and the list commit together. It also locks the user's row until that commit.
    */
-  async listChanged(userId: number): Promise<void> {
-    await this.users.increment({ id: userId }, 'listVersion', 1);
+  async listChanged(userId: number, manager: EntityManager): Promise<void> {
+    await manager.query(BUMP_LIST_VERSION_SQL, [userId]);
   }
 
   findById(id: number): Promise<User | null> {

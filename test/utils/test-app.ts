@@ -1,3 +1,4 @@
+import type { ModuleMetadata } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
@@ -25,13 +26,15 @@ const TEST_DEFAULTS: Record<string, string> = {
  */
 export async function createTestApp(
   env: Record<string, string> = {},
+  /** Modules a test adds next to AppModule, as a team's own module would be (e.g. listeners). */
+  extraImports: ModuleMetadata['imports'] = [],
 ): Promise<NestFastifyApplication> {
   const databaseUrl = process.env.E2E_DATABASE_URL;
   if (!databaseUrl)
     throw new Error('E2E_DATABASE_URL is not set: run the e2e suite through jest-e2e.json');
   const config = loadConfig({ DATABASE_URL: databaseUrl, ...TEST_DEFAULTS, ...env });
   const moduleRef = await Test.createTestingModule({
-    imports: [AppModule.forRoot(config)],
+    imports: [AppModule.forRoot(config), ...extraImports],
   }).compile();
   const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(config), {
     logger: ['fatal', 'error'],
@@ -47,6 +50,7 @@ export async function resetDatabase(app: NestFastifyApplication): Promise<void> 
   const dataSource = app.get(DataSource);
   for (const table of [
     'rating_entries',
+    'rating_revisions',
     'access_tokens',
     'oauth_refresh_tokens',
     'oauth_authorization_codes',

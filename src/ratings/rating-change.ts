@@ -1,0 +1,26 @@
+import type { MediaType } from '../common/media-type';
+import type { AnimeRatingView, MangaRatingView } from './dto/rating-view.dto';
+
+export type RatingChangeKind = 'created' | 'updated' | 'deleted';
+
+/** One write of one entry, as the write-path hooks and the `rating.changed` event see it. */
+export interface RatingChange {
+  kind: RatingChangeKind;
+  userId: number;
+  mediaType: MediaType;
+  titleId: number;
+  externalId: number | null;
+  /** The write's position in the user's history of this media type: strictly increasing. */
+  revision: number;
+  /** The entry as GET returns it after the write; null for a deletion. */
+  entry: AnimeRatingView | MangaRatingView | null;
+  /** The write's time, to the second. */
+  at: Date;
+}
+
+/**
+ * Emitted (via @nestjs/event-emitter) with a RatingChange after the write's transaction commits.
+ * Best effort: a crash right after the commit skips it. What must not be skipped belongs in a
+ * RatingWriteHooks hook, inside the transaction.
+ */
+export const RATING_CHANGED_EVENT = 'rating.changed';

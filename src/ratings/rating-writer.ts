@@ -1,0 +1,117 @@
+import type { EntityManager } from 'typeorm';
+import type { MediaType } from '../common/media-type';
+import { ProblemException } from '../common/problem';
+import { nowToTheSecond } from '../common/timestamps';
+import type { UsersService } from '../users/users.service';
+import type { PutRatingDto } from './dto/put-rating.dto';
+import type { RatingChange } from './rating-change';
+import { entryAfterPut, foundTitle } from './rating-rules';
+import type { RatingWriteHooks } from './rating-write-hooks';
+import { RatingsRepository, TitleKey, viewOfWritten } from './ratings.repository';
+
+/**
+ * Writes entries inside one transaction (see RatingsService.inWriteTransaction). Each write:
+ * locks the user's list (list version, then the revision counter of the media type), reads the
+ * title and the entry under that lock, applies the rules, writes the entry row, runs the hooks.
+ * A write that throws (404, 400, a hook) leaves the transaction to the caller: uncaught, it rolls
+ * everything back; caught, the writes before it stand.
+ */
+export class RatingWriter {
+  /** The writes made so far, in order: the events sent after the commit. */
+  readonly changes: RatingChange[] = [];
+  private readonly versionBumped = new Set<number>();
+
+  constructor(
+    private readonly manager: EntityManager,
+    private readonly repository: RatingsRepository,
+    private readonly users: UsersService,
+    private readonly hooks: RatingWriteHooks,
+  ) {}
+
+  /** Creates or updates the user's entry, with the same rules as PUT; returns the write. */
+  async put(
+    userId: number,
+    mediaType: MediaType,
+    key: TitleKey,
+    body: PutRatingDto,
+  ): Promise<RatingChange> {
+    const revision = await this.lock(userId, mediaType);
+    const row = foundTitle(
+      await this.repository.titleWithEntry(userId, mediaType, key, this.manager),
+      mediaType,
+      key,
+    );
+    const fields = entryAfterPut(mediaType, row, body);
+    const now = nowToTheSecond();
+    const created = row.entry_id === null;
+    const touch = created || body.touch === true;
+    await this.repository.upsertEntry(this.manager, {
+      userId,
+      mediaType,
+      titleId: row.id,
+      fields,
+      now,
+      touch,
+      revision,
+    });
+    const entry = viewOfWritten(
+      mediaType,
+      row,
+      fields,
+      created ? now : row.created_at,
+      touch ? now : row.updated_at,
+    );
+    return this.record({
+      kind: created ? 'created' : 'updated',
+      userId,
+      mediaType,
+      titleId: row.id,
+      externalId: row.external_id,
+      revision,
+      entry,
+      at: now,
+    });
+  }
+
+  /** Deletes the user's entry (404 when the title is unknown or has no entry); returns the write. */
+  async remove(userId: number, mediaType: MediaType, key: TitleKey): Promise<RatingChange> {
+    const revision = await this.lock(userId, mediaType);
+    const row = foundTitle(
+      await this.repository.titleWithEntry(userId, mediaType, key, this.manager),
+      mediaType,
+      key,
+    );
+    if (row.entry_id === null) {
+      throw ProblemException.notFound(`You have no rating entry for ${mediaType} ${row.id}`);
+    }
+    await this.repository.deleteEntry(this.manager, row.entry_id);
+    return this.record({
+      kind: 'deleted',
+      userId,
+      mediaType,
+      titleId: row.id,
+      externalId: row.external_id,
+      revision,
+      entry: null,
+      at: nowToTheSecond(),
+    });
+  }
+
+  /**
+   * The list version first: its row lock serialises all of the user's writes (and, taken before
+   * any entry row refers to the user, keeps two writers of one user from deadlocking).
+   */
+  private async lock(userId: number, mediaType: MediaType): Promise<number> {
+    if (!this.versionBumped.has(userId)) {
+      await this.users.listChanged(userId, this.manager);
+      this.versionBumped.add(userId);
+    }
+    return this.repository.nextRevision(this.manager, userId, mediaType);
+  }
+
+  private async record(change: RatingChange): Promise<RatingChange> {
+    await this.hooks.run(this.manager, change);
+    this.changes.push(change);
+    return change;
+  }
+}

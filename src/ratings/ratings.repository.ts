@@ -1,0 +1,372 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { MediaType } from '../common/media-type';
+import { rawBoolean, rawIsoSeconds } from '../database/raw-values';
+import { selectArrays } from '../database/select-arrays';
+import { isSqlite } from '../database/transactions';
+import type { AnimeRatingView, MangaRatingView } from './dto/rating-view.dto';
+import type { RatingStatus } from './rating-entry.entity';
+import type { EntryFields } from './rating-fields';
+
+export type RatingViewOf<M extends MediaType> = M extends 'anime'
+  ? AnimeRatingView
+  : MangaRatingView;
+
+/** How a route names a title: by its id, or by its external_id. */
+export interface TitleKey {
+  id: number;
+  byExternalId: boolean;
+}
+
+/** An entry's columns, as the raw read queries return them. */
+interface EntryColumns {
+  status: RatingStatus;
+  is_visible: number | boolean;
+  public_rating: number;
+  public_fraction: number;
+  personal_rating: number;
+  episodes_watched: number;
+  chapters_read: number;
+  volumes_read: number;
+  start_date: string | null;
+  end_date: string | null;
+  is_repeating: number | boolean;
+  times_repeated: number;
+  repeat_desire: number;
+  notes: string;
+  priority: number;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+/** One entry with its title's id, external id and name: a row of GET all. */
+interface EntryRow extends EntryColumns {
+  id: number;
+  external_id: number | null;
+  title: string;
+}
+
+/** The values of an EntryRow, in the column order of ALL_ENTRIES_SQL. */
+type EntryValues = [
+  EntryRow['id'],
+  EntryRow['external_id'],
+  EntryRow['title'],
+  EntryRow['status'],
+  EntryRow['is_visible'],
+  EntryRow['public_rating'],
+  EntryRow['public_fraction'],
+  EntryRow['personal_rating'],
+  EntryRow['episodes_watched'],
+  EntryRow['chapters_read'],
+  EntryRow['volumes_read'],
+  EntryRow['start_date'],
+  EntryRow['end_date'],
+  EntryRow['is_repeating'],
+  EntryRow['times_repeated'],
+  EntryRow['repeat_desire'],
+  EntryRow['notes'],
+  EntryRow['priority'],
+  EntryRow['created_at'],
+  EntryRow['updated_at'],
+];
+
+/** A title (a read of the catalog) with the user's entry for it, if any. */
+export type TitleWithEntryRow = EntryRow & {
+  entry_id: number | null;
+  episodes: number | null;
+  chapters: number | null;
+  volumes: number | null;
+};
+
+/** The written columns of an entry besides its keys and timestamps, in one order for all SQL. */
+const FIELD_COLUMNS: readonly (readonly [string, keyof EntryFields])[] = [
+  ['status', 'status'],
+  ['is_visible', 'isVisible'],
+  ['public_rating', 'publicRating'],
+  ['public_fraction', 'publicFraction'],
+  ['personal_rating', 'personalRating'],
+  ['episodes_watched', 'episodesWatched'],
+  ['chapters_read', 'chaptersRead'],
+  ['volumes_read', 'volumesRead'],
+  ['start_date', 'startDate'],
+  ['end_date', 'endDate'],
+  ['is_repeating', 'isRepeating'],
+  ['times_repeated', 'timesRepeated'],
+  ['repeat_desire', 'repeatDesire'],
+  ['notes', 'notes'],
+  ['priority', 'priority'],
+];
+
+const ENTRY_COLUMNS = [...FIELD_COLUMNS.map(([column]) => column), 'created_at', 'updated_at']
+  .map((column) => `e.${column} AS ${column}`)
+  .join(', ');
+
+// Constant statements: the hot paths skip TypeORM's per-call query building (see BENCHMARKS.md).
+const ALL_ENTRIES_SQL = `SELECT t.id AS id, t.external_id AS external_id, t.title AS title, ${ENTRY_COLUMNS}
+  FROM rating_entries e INNER JOIN titles t ON t.media_type = e.media_type AND t.id = e.title_id
+  WHERE e.user_id = ? AND e.media_type = ? ORDER BY e.title_id`;
+
+// The first columns are those of ALL_ENTRIES_SQL, in the same order: toView reads both.
+const titleWithEntrySql = (titleKey: 'id' | 'external_id') => `SELECT t.id AS id,
+  t.external_id AS external_id, t.title AS title, ${ENTRY_COLUMNS}, e.id AS entry_id,
+  t.episodes AS episodes, t.chapters AS chapters, t.volumes AS volumes
+  FROM titles t LEFT JOIN rating_entries e
+    ON e.user_id = ? AND e.media_type = t.media_type AND e.title_id = t.id
+  WHERE t.media_type = ? AND t.${titleKey} = ?`;
+const TITLE_WITH_ENTRY_SQL = {
+  byId: titleWithEntrySql('id'),
+  byExternalId: titleWithEntrySql('external_id'),
+};
+
+const UPSERT_COLUMNS = [
+  'user_id',
+  'media_type',
+  'title_id',
+  ...FIELD_COLUMNS.map(([column]) => column),
+  'created_at',
+  'updated_at',
+  'revision',
+];
+const UPDATED_ON_CONFLICT = [...FIELD_COLUMNS.map(([column]) => column), 'revision'];
+
+/** One statement that creates the entry or updates it in place: concurrent writers never collide. */
+function upsertEntrySql(dialect: 'sqlite' | 'mysql', touch: boolean): string {
+  const updated = touch ? [...UPDATED_ON_CONFLICT, 'updated_at'] : UPDATED_ON_CONFLICT;
+  const insert = `INSERT INTO rating_entries (${UPSERT_COLUMNS.join(', ')})
+    VALUES (${UPSERT_COLUMNS.map(() => '?').join(', ')})`;
+  return dialect === 'sqlite'
+    ? `${insert} ON CONFLICT (user_id, media_type, title_id) DO UPDATE SET ${updated
+        .map((column) => `${column} = excluded.${column}`)
+        .join(', ')}`
+    : `${insert} ON DUPLICATE KEY UPDATE ${updated
+        .map((column) => `${column} = VALUES(${column})`)
+        .join(', ')}`;
+}
+
+const DIALECT_SQL = {
+  sqlite: {
+    upsertEntry: { touch: upsertEntrySql('sqlite', true), keep: upsertEntrySql('sqlite', false) },
+    nextRevision: `INSERT INTO rating_revisions (user_id, media_type, revision) VALUES (?, ?, 1)
+      ON CONFLICT (user_id, media_type) DO UPDATE SET revision = revision + 1 RETURNING revision`,
+  },
+  mysql: {
+    upsertEntry: { touch: upsertEntrySql('mysql', true), keep: upsertEntrySql('mysql', false) },
+    // LAST_INSERT_ID(expr) hands the new value back in the statement's result: one round trip.
+    nextRevision: `INSERT INTO rating_revisions (user_id, media_type, revision)
+      VALUES (?, ?, LAST_INSERT_ID(1)) ON DUPLICATE KEY UPDATE revision = LAST_INSERT_ID(revision + 1)`,
+  },
+};
+const DELETE_ENTRY_SQL = 'DELETE FROM rating_entries WHERE id = ?';
+const REVISION_SQL = 'SELECT revision FROM rating_revisions WHERE user_id = ? AND media_type = ?';
+
+/**
+ * The SQL of the ratings module: the entries and revision tables it owns, and its one read of the
+ * catalog (titles joined to entries). Statements are constant strings; writes take the manager of
+ * the caller's transaction.
+ */
+@Injectable()
+export class RatingsRepository {
+  private readonly sql: (typeof DIALECT_SQL)['sqlite'];
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.sql = isSqlite(dataSource) ? DIALECT_SQL.sqlite : DIALECT_SQL.mysql;
+  }
+
+  /** Every entry of the media type with its title, by title id, as views. */
+  async allEntries<M extends MediaType>(userId: number, mediaType: M): Promise<RatingViewOf<M>[]> {
+    const rows = await selectArrays(this.dataSource, ALL_ENTRIES_SQL, [userId, mediaType]);
+    return rows.map((values) => toView(mediaType, values));
+  }
+
+  /** The title and the user's entry for it, in one query; undefined when the catalog has none. */
+  async titleWithEntry(
+    userId: number,
+    mediaType: MediaType,
+    key: TitleKey,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<TitleWithEntryRow | undefined> {
+    const sql = key.byExternalId ? TITLE_WITH_ENTRY_SQL.byExternalId : TITLE_WITH_ENTRY_SQL.byId;
+    const [row] = await manager.query<TitleWithEntryRow[]>(sql, [userId, mediaType, key.id]);
+    return row;
+  }
+
+  /**
+   * Increments the user's revision counter of the media type and returns the new value. The row
+   * stays locked until `manager`'s transaction ends, so revisions commit in order.
+   */
+  async nextRevision(manager: EntityManager, userId: number, mediaType: MediaType): Promise<number> {
+    const result: unknown = await manager.query(this.sql.nextRevision, [userId, mediaType]);
+    return Array.isArray(result)
+      ? (result as { revision: number }[])[0].revision
+      : (result as { insertId: number }).insertId;
+  }
+
+  /** The user's last revision of the media type (0 before the first write). */
+  async currentRevision(userId: number, mediaType: MediaType): Promise<number> {
+    const [row] = await this.dataSource.query<{ revision: number }[]>(REVISION_SQL, [
+      userId,
+      mediaType,
+    ]);
+    return row ? Number(row.revision) : 0;
+  }
+
+  /**
+   * Creates or updates the entry in one statement. `updated_at` is written on create and, on
+   * update, only when `touch` is true; `created_at` only on create.
+   */
+  async upsertEntry(
+    manager: EntityManager,
+    entry: {
+      userId: number;
+      mediaType: MediaType;
+      titleId: number;
+      fields: EntryFields;
+      now: Date;
+      touch: boolean;
+      revision: number;
+    },
+  ): Promise<void> {
+    const now = sqlDateTime(entry.now);
+    const values = FIELD_COLUMNS.map(([, property]) => sqlValue(entry.fields[property]));
+    await manager.query(entry.touch ? this.sql.upsertEntry.touch : this.sql.upsertEntry.keep, [
+      entry.userId,
+      entry.mediaType,
+      entry.titleId,
+      ...values,
+      now,
+      now,
+      entry.revision,
+    ]);
+  }
+
+  async deleteEntry(manager: EntityManager, entryId: number): Promise<void> {
+    await manager.query(DELETE_ENTRY_SQL, [entryId]);
+  }
+}
+
+/** The stored fields of an entry read by titleWithEntry. */
+export function entryFieldsOf(row: EntryColumns): EntryFields {
+  return {
+    status: row.status,
+    isVisible: rawBoolean(row.is_visible),
+    publicRating: row.public_rating,
+    publicFraction: row.public_fraction,
+    personalRating: row.personal_rating,
+    episodesWatched: row.episodes_watched,
+    chaptersRead: row.chapters_read,
+    volumesRead: row.volumes_read,
+    startDate: row.start_date,
+    endDate: row.end_date,
+    isRepeating: rawBoolean(row.is_repeating),
+    timesRepeated: row.times_repeated,
+    repeatDesire: row.repeat_desire,
+    notes: row.notes,
+    priority: row.priority,
+  };
+}
+
+/** The view of an entry as written: the title's columns, the fields, the two timestamps. */
+export function viewOfWritten<M extends MediaType>(
+  mediaType: M,
+  title: Pick<EntryRow, 'id' | 'external_id' | 'title'>,
+  fields: EntryFields,
+  createdAt: Date | string,
+  updatedAt: Date | string,
+): RatingViewOf<M> {
+  return toView(mediaType, [
+    title.id,
+    title.external_id,
+    title.title,
+    ...FIELD_COLUMNS.map(([, property]) => fields[property]),
+    createdAt,
+    updatedAt,
+  ]);
+}
+
+/** The row's view (decisions §7) from the values of a titleWithEntry row, in its column order. */
+export function viewOfRow<M extends MediaType>(mediaType: M, row: TitleWithEntryRow) {
+  return toView(mediaType, Object.values(row));
+}
+
+/** 'YYYY-MM-DD HH:MM:SS.SSS' in UTC: how TypeORM writes DATETIME on both databases. */
+function sqlDateTime(date: Date): string {
+  return date.toISOString().replace('T', ' ').replace('Z', '');
+}
+
+function sqlValue(value: EntryFields[keyof EntryFields]): string | number | null {
+  return typeof value === 'boolean' ? (value ? 1 : 0) : value;
+}
+
+/**
+ * An entry as read (decisions §7) from the values of an ALL_ENTRIES_SQL row, in its column order.
+ * Built as one literal per media type: GET all makes 10,000 of them.
+ */
+function toView<M extends MediaType>(mediaType: M, values: unknown[]): RatingViewOf<M> {
+  const [
+    id,
+    externalId,
+    title,
+    status,
+    isVisible,
+    publicRating,
+    publicFraction,
+    personalRating,
+    episodesWatched,
+    chaptersRead,
+    volumesRead,
+    startDate,
+    endDate,
+    isRepeating,
+    timesRepeated,
+    repeatDesire,
+    notes,
+    priority,
+    createdAt,
+    updatedAt,
+  ] = values as EntryValues;
+  const view =
+    mediaType === 'anime'
+      ? {
+          id,
+          external_id: externalId,
+          title,
+          status,
+          is_visible: rawBoolean(isVisible),
+          public_rating: publicRating,
+          public_fraction: publicFraction,
+          personal_rating: personalRating,
+          episodes_watched: episodesWatched,
+          start_date: startDate,
+          end_date: endDate,
+          is_rewatching: rawBoolean(isRepeating),
+          times_rewatched: timesRepeated,
+          rewatch_desire: repeatDesire,
+          notes,
+          priority,
+          created_at: rawIsoSeconds(createdAt),
+          updated_at: rawIsoSeconds(updatedAt),
+        }
+      : {
+          id,
+          external_id: externalId,
+          title,
+          status,
+          is_visible: rawBoolean(isVisible),
+          public_rating: publicRating,
+          public_fraction: publicFraction,
+          personal_rating: personalRating,
+          chapters_read: chaptersRead,
+          volumes_read: volumesRead,
+          start_date: startDate,
+          end_date: endDate,
+          is_rereading: rawBoolean(isRepeating),
+          times_reread: timesRepeated,
+          reread_desire: repeatDesire,
+          notes,
+          priority,
+          created_at: rawIsoSeconds(createdAt),
+          updated_at: rawIsoSeconds(updatedAt),
+        };
+  return view as RatingViewOf<M>;
+}
