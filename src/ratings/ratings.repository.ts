@@ -195,7 +195,11 @@ export class RatingsRepository {
    * Increments the user's revision counter of the media type and returns the new value. The row
    * stays locked until `manager`'s transaction ends, so revisions commit in order.
    */
-  async nextRevision(manager: EntityManager, userId: number, mediaType: MediaType): Promise<number> {
+  async nextRevision(
+    manager: EntityManager,
+    userId: number,
+    mediaType: MediaType,
+  ): Promise<number> {
     const result: unknown = await manager.query(this.sql.nextRevision, [userId, mediaType]);
     return Array.isArray(result)
       ? (result as { revision: number }[])[0].revision
