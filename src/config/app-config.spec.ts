@@ -13,6 +13,7 @@ describe('loadConfig', () => {
       userAgent: { blocklist: [], denyThreshold: 10, denyWindowSeconds: 600, denySeconds: 900 },
       oauth: { accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 2_592_000 },
       logLevel: 'info',
+      sync: { retentionSeconds: 2_592_000 },
     });
   });
 
@@ -105,5 +106,17 @@ describe('loadConfig', () => {
       'REFRESH_TOKEN_TTL_SECONDS',
       'LOG_LEVEL',
     ]);
+  });
+
+  it.each([
+    ['30', 2_592_000],
+    ['0.0001', 8.64],
+    ['1.5', 129_600],
+  ])('SYNC_RETENTION_DAYS=%s keeps %s seconds', (raw, seconds) => {
+    expect(loadConfig({ SYNC_RETENTION_DAYS: raw }).sync.retentionSeconds).toBeCloseTo(seconds);
+  });
+
+  it.each(['0', '-1', 'soon', '1e3', '36501', '.5'])('refuses SYNC_RETENTION_DAYS=%s', (raw) => {
+    expect(() => loadConfig({ SYNC_RETENTION_DAYS: raw })).toThrow(/SYNC_RETENTION_DAYS/);
   });
 });

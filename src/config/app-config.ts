@@ -28,6 +28,8 @@ export interface AppConfig {
   /** Lifetimes of the tokens the OAuth 2.0 authorization server issues. */
   oauth: { accessTokenTtlSeconds: number; refreshTokenTtlSeconds: number };
   logLevel: LogLevel;
+  /** How long sync cursors and the deletions they report are kept (decisions §12). */
+  sync: { retentionSeconds: number };
 }
 
 export const DEFAULT_SQLITE_PATH = './data/ratings.sqlite';
@@ -88,10 +90,26 @@ export function loadConfig(env: Env = process.env): AppConfig {
       refreshTokenTtlSeconds: integer('REFRESH_TOKEN_TTL_SECONDS', 2_592_000, 60, 315_360_000),
     },
     logLevel: parseLogLevel(env.LOG_LEVEL, problems),
+    sync: { retentionSeconds: parseRetentionDays(env.SYNC_RETENTION_DAYS, problems) * 86_400 },
   };
 
   if (problems.length > 0) throw new InvalidConfigError(problems);
   return config;
+}
+
+const MAX_RETENTION_DAYS = 36_500;
+
+/** Days, decimals allowed (0.0001 is about 9 seconds), above 0. */
+function parseRetentionDays(raw: string | undefined, problems: string[]): number {
+  if (raw === undefined || raw.trim() === '') return 30;
+  const days = Number(raw.trim());
+  if (!/^\d+(\.\d+)?$/.test(raw.trim()) || days <= 0 || days > MAX_RETENTION_DAYS) {
+    problems.push(
+      `SYNC_RETENTION_DAYS must be a number of days above 0 and at most ${MAX_RETENTION_DAYS}, decimals allowed (got "${raw}")`,
+    );
+    return 30;
+  }
+  return days;
 }
 
 function parseDatabaseUrl(raw: string | undefined, problems: string[]): DatabaseTarget {

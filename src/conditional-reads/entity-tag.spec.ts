@@ -1,0 +1,52 @@
+import { entityTag, EntityTagKey, ifNoneMatchMatches } from './entity-tag';
+
+const KEY: EntityTagKey = {
+  user: { id: 7, createdAt: new Date('2024-01-02T10:00:00Z') },
+  view: 'own',
+  endpoint: 'ratings.get-all',
+  mediaType: 'anime',
+  query: { status: 'completed', limit: 10 },
+  data: [3, 'x'],
+};
+
+describe('entityTag', () => {
+  it('is a quoted strong tag, the same for the same key whatever the query order', () => {
+    const tag = entityTag(KEY);
+    expect(tag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    expect(entityTag({ ...KEY, query: { limit: 10, status: 'completed' } })).toBe(tag);
+  });
+
+  it.each<[string, Partial<EntityTagKey>]>([
+    ['user', { user: { id: 8, createdAt: KEY.user.createdAt } }],
+    ['user creation time', { user: { id: 7, createdAt: new Date('2024-01-02T10:00:01Z') } }],
+    ['view', { view: 'public' }],
+    ['endpoint', { endpoint: 'profile' }],
+    ['media type', { mediaType: 'manga' }],
+    ['query', { query: { status: 'completed' } }],
+    ['data', { data: [4, 'x'] }],
+  ])('changes with the %s', (_name, change) => {
+    expect(entityTag({ ...KEY, ...change })).not.toBe(entityTag(KEY));
+  });
+});
+
+describe('ifNoneMatchMatches', () => {
+  const tag = '"abc"';
+  it.each<[string | undefined, boolean]>([
+    [undefined, false],
+    ['"abc"', true],
+    ['W/"abc"', true],
+    ['"x", W/"abc"', true],
+    ['"x","y"', false],
+    ['*', true],
+    [' * ', true],
+    ['abc', false],
+    ['"abcd"', false],
+    ['', false],
+  ])('%p → %p', (header, expected) => {
+    expect(ifNoneMatchMatches(header, tag)).toBe(expected);
+  });
+
+  it('compares weak tags weakly', () => {
+    expect(ifNoneMatchMatches('"abc"', 'W/"abc"')).toBe(true);
+  });
+});
