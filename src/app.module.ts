@@ -18,6 +18,7 @@ import { ProfileModule } from './profile/profile.module';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RatingsModule } from './ratings/ratings.module';
+import { SyncModule } from './sync/sync.module';
 import { UsersModule } from './users/users.module';
 
 @Module({})
@@ -36,6 +37,7 @@ export class AppModule {
         CatalogModule,
         RateLimitModule,
         RatingsModule,
+        SyncModule,
         ProfileModule,
         HealthModule,
         // Outside the pipeline below: no route of it carries @Authenticated/@Scopes/@RateLimited.

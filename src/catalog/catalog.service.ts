@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import type { MediaType } from '../common/media-type';
+import { DataSource, EntityManager } from 'typeorm';
+import { MEDIA_TYPES, type MediaType } from '../common/media-type';
 import { runTransaction } from '../database/transactions';
 import { CatalogFileError, TitleRecord } from './catalog-file';
 import { Title } from './title.entity';
@@ -58,14 +58,35 @@ export class CatalogService {
       for (let i = 0; i < created.length; i += INSERT_BATCH) {
         await manager.insert(Title, created.slice(i, i + INSERT_BATCH));
       }
-      if (changed.length > 0) {
-        // Statistics derive from titles (minutes per episode): every cached profile is now stale.
-        await manager.query('UPDATE users SET list_version = list_version + 1');
-      }
+      await listsHoldingChanged(manager, changed);
       summary.created = created.length;
       summary.updated = changed.length;
       return summary;
     });
+  }
+}
+
+/**
+ * The lists and profiles that show a changed title have a new body (decisions §10): their
+ * versions move, in the import's transaction; every other list keeps its version and ETag.
+ */
+async function listsHoldingChanged(manager: EntityManager, changed: TitleRecord[]): Promise<void> {
+  for (const mediaType of MEDIA_TYPES) {
+    const ids = changed.filter((record) => record.mediaType === mediaType).map((r) => r.id);
+    for (let i = 0; i < ids.length; i += INSERT_BATCH) {
+      const batch = ids.slice(i, i + INSERT_BATCH);
+      const holders = `SELECT DISTINCT user_id FROM rating_entries
+        WHERE media_type = ? AND title_id IN (${batch.map(() => '?').join(', ')})`;
+      await manager.query(
+        `UPDATE users SET list_version = list_version + 1 WHERE id IN (${holders})`,
+        [mediaType, ...batch],
+      );
+      await manager.query(
+        `UPDATE rating_revisions SET catalog_version = catalog_version + 1
+          WHERE media_type = ? AND user_id IN (${holders})`,
+        [mediaType, mediaType, ...batch],
+      );
+    }
   }
 }
 

@@ -8,7 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  */
 export interface EntityTagKey {
   /** The user whose data the body shows; `createdAt` too, as a reused id starts from scratch. */
-  user: { id: number; createdAt: Date };
+  user: { id: number; createdAt: string };
   /** `own` for /v1/my/…; `public` for another user's view of it (decisions §18). */
   view: 'own' | 'public';
   /** The rate-limit row name of the endpoint: it names the body's shape. */
@@ -30,7 +30,7 @@ export function entityTag(key: EntityTagKey): string {
   const material = JSON.stringify([
     1,
     key.user.id,
-    key.user.createdAt.getTime(),
+    key.user.createdAt,
     key.view,
     key.endpoint,
     key.mediaType,
@@ -62,7 +62,11 @@ export function ifNoneMatchMatches(header: string | string[] | undefined, etag: 
  * Sets the headers of a conditional read and tells whether the request's `If-None-Match`
  * matches: the caller then answers 304 with no body (see notModified).
  */
-export function conditionalRead(request: FastifyRequest, reply: FastifyReply, etag: string): boolean {
+export function conditionalRead(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  etag: string,
+): boolean {
   void reply.headers({
     ETag: etag,
     'Cache-Control': 'private, no-cache',

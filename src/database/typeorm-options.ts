@@ -16,6 +16,10 @@ import { UserPasswords1795370000000 } from './migrations/1795370000000-user-pass
 import { OAuth1795370000001 } from './migrations/1795370000001-oauth';
 import { UserListVersion1795370000002 } from './migrations/1795370000002-user-list-version';
 import { RatingRevisions1800000000001 } from './migrations/1800000000001-rating-revisions';
+import { Sync1800000700000 } from './migrations/1800000700000-sync';
+import { CatalogVersions1800000700001 } from './migrations/1800000700001-catalog-versions';
+import { SyncDeletion } from '../sync/sync-deletion.entity';
+import { SyncKey } from '../sync/sync-key.entity';
 
 export const ENTITIES = [
   User,
@@ -27,6 +31,8 @@ export const ENTITIES = [
   OAuthGrant,
   AuthorizationCode,
   RefreshToken,
+  SyncDeletion,
+  SyncKey,
 ];
 export const MIGRATIONS = [
   InitialSchema1763830000000,
@@ -34,6 +40,8 @@ export const MIGRATIONS = [
   OAuth1795370000001,
   UserListVersion1795370000002,
   RatingRevisions1800000000001,
+  Sync1800000700000,
+  CatalogVersions1800000700001,
 ];
 
 /** The one options builder behind the app, the CLI, the e2e tests and `ormconfig.ts`. */

@@ -8,6 +8,7 @@ import { isSqlite } from '../database/transactions';
 import type { AnimeRatingView, MangaRatingView } from './dto/rating-view.dto';
 import type { RatingStatus } from './rating-entry.entity';
 import type { EntryFields } from './rating-fields';
+import type { ListOptions } from './list-options';
 
 export type RatingViewOf<M extends MediaType> = M extends 'anime'
   ? AnimeRatingView
@@ -157,6 +158,45 @@ const DIALECT_SQL = {
       VALUES (?, ?, LAST_INSERT_ID(1)) ON DUPLICATE KEY UPDATE revision = LAST_INSERT_ID(revision + 1)`,
   },
 };
+/** ALL_ENTRIES_SQL narrowed by GET all's options: a handful of distinct statements. */
+function listSql(options: ListOptions): string {
+  if (!options.statuses && options.limit === null) return ALL_ENTRIES_SQL;
+  const conditions = [
+    options.statuses ? `AND e.status IN (${options.statuses.map(() => '?').join(', ')})` : '',
+    options.after === null ? '' : 'AND e.title_id > ?',
+  ].join(' ');
+  return ALL_ENTRIES_SQL.replace(
+    'ORDER BY e.title_id',
+    `${conditions} ORDER BY e.title_id${options.limit === null ? '' : ' LIMIT ?'}`,
+  );
+}
+
+// Entries whose last write has a revision in a range, oldest write first (the changes feed). The
+// first columns are those of ALL_ENTRIES_SQL, in the same order: toView reads both.
+const WRITTEN_BETWEEN_SQL = `SELECT t.id AS id, t.external_id AS external_id, t.title AS title, ${ENTRY_COLUMNS},
+  e.revision AS revision
+  FROM rating_entries e INNER JOIN titles t ON t.media_type = e.media_type AND t.id = e.title_id
+  WHERE e.user_id = ? AND e.media_type = ? AND e.revision > ? AND e.revision <= ?
+  ORDER BY e.revision LIMIT ?`;
+
+const LIST_STATE_SQL = `SELECT u.created_at AS created_at, r.revision AS revision,
+  r.catalog_version AS catalog_version
+  FROM users u LEFT JOIN rating_revisions r ON r.user_id = u.id AND r.media_type = ?
+  WHERE u.id = ?`;
+
+/**
+ * Where a user's list of one media type stands, in one primary-key read: what GET all's entity
+ * tag and the changes feed's cursors are made of.
+ */
+export interface ListState {
+  /** `YYYY-MM-DDThh:mm:ssZ`: tells a user from a later one with the same id. */
+  userCreatedAt: string;
+  /** The revision of the latest write to the list; every write up to it is committed. */
+  revision: number;
+  /** Moves when a catalog update changes a title the list holds. */
+  catalogVersion: number;
+}
+
 const DELETE_ENTRY_SQL = 'DELETE FROM rating_entries WHERE id = ?';
 const REVISION_SQL = 'SELECT revision FROM rating_revisions WHERE user_id = ? AND media_type = ?';
 
@@ -177,6 +217,61 @@ export class RatingsRepository {
   async allEntries<M extends MediaType>(userId: number, mediaType: M): Promise<RatingViewOf<M>[]> {
     const rows = await selectArrays(this.dataSource, ALL_ENTRIES_SQL, [userId, mediaType]);
     return rows.map((values) => toView(mediaType, values));
+  }
+
+  /**
+   * The entries of GET all narrowed by its options (decisions §11); `hasMore` tells whether
+   * entries remain after a limited page.
+   */
+  async listedEntries<M extends MediaType>(
+    userId: number,
+    mediaType: M,
+    options: ListOptions,
+  ): Promise<{ entries: RatingViewOf<M>[]; hasMore: boolean }> {
+    const rows = await selectArrays(this.dataSource, listSql(options), [
+      userId,
+      mediaType,
+      ...(options.statuses ?? []),
+      ...(options.after === null ? [] : [options.after]),
+      ...(options.limit === null ? [] : [options.limit + 1]),
+    ]);
+    const hasMore = options.limit !== null && rows.length > options.limit;
+    if (hasMore) rows.length = options.limit!;
+    return { entries: rows.map((values) => toView(mediaType, values)), hasMore };
+  }
+
+  /** The entries whose last write has a revision in (after, upTo], oldest write first. */
+  async writtenBetween<M extends MediaType>(
+    userId: number,
+    mediaType: M,
+    after: number,
+    upTo: number,
+    limit: number,
+  ): Promise<{ revision: number; entry: RatingViewOf<M> }[]> {
+    const rows = await selectArrays(this.dataSource, WRITTEN_BETWEEN_SQL, [
+      userId,
+      mediaType,
+      after,
+      upTo,
+      limit,
+    ]);
+    return rows.map((values) => ({
+      revision: Number(values[values.length - 1]),
+      entry: toView(mediaType, values),
+    }));
+  }
+
+  /** Null when the user no longer exists. */
+  async listState(userId: number, mediaType: MediaType): Promise<ListState | null> {
+    const [row] = await this.dataSource.query<
+      { created_at: Date | string; revision: number | null; catalog_version: number | null }[]
+    >(LIST_STATE_SQL, [mediaType, userId]);
+    if (!row) return null;
+    return {
+      userCreatedAt: rawIsoSeconds(row.created_at),
+      revision: Number(row.revision ?? 0),
+      catalogVersion: Number(row.catalog_version ?? 0),
+    };
   }
 
   /** The title and the user's entry for it, in one query; undefined when the catalog has none. */

@@ -11,7 +11,14 @@ import { RATING_CHANGED_EVENT, RatingChange } from './rating-change';
 import { entryAfterPut, foundTitle } from './rating-rules';
 import { RatingWriteHooks } from './rating-write-hooks';
 import { RatingWriter } from './rating-writer';
-import { RatingsRepository, RatingViewOf, TitleKey, viewOfRow } from './ratings.repository';
+import type { ListOptions } from './list-options';
+import {
+  ListState,
+  RatingsRepository,
+  RatingViewOf,
+  TitleKey,
+  viewOfRow,
+} from './ratings.repository';
 import type { TitleRef } from './title-ref';
 
 export type { RatingViewOf } from './ratings.repository';
@@ -49,6 +56,31 @@ export class RatingsService {
   /** Every entry of the media type, in title id order (decisions §7). */
   getAll<M extends MediaType>(userId: number, mediaType: M): Promise<RatingViewOf<M>[]> {
     return this.repository.allEntries(userId, mediaType);
+  }
+
+  /** GET all narrowed by its options (decisions §11). */
+  getListed<M extends MediaType>(
+    userId: number,
+    mediaType: M,
+    options: ListOptions,
+  ): Promise<{ entries: RatingViewOf<M>[]; hasMore: boolean }> {
+    return this.repository.listedEntries(userId, mediaType, options);
+  }
+
+  /** Where the list stands (its revision and catalog version); null when the user is gone. */
+  listState(userId: number, mediaType: MediaType): Promise<ListState | null> {
+    return this.repository.listState(userId, mediaType);
+  }
+
+  /** The entries whose last write has a revision in (after, upTo], oldest write first. */
+  writtenBetween<M extends MediaType>(
+    userId: number,
+    mediaType: M,
+    after: number,
+    upTo: number,
+    limit: number,
+  ): Promise<{ revision: number; entry: RatingViewOf<M> }[]> {
+    return this.repository.writtenBetween(userId, mediaType, after, upTo, limit);
   }
 
   /**

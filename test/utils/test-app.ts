@@ -49,6 +49,7 @@ export async function createTestApp(
 export async function resetDatabase(app: NestFastifyApplication): Promise<void> {
   const dataSource = app.get(DataSource);
   for (const table of [
+    'sync_deletions',
     'rating_entries',
     'rating_revisions',
     'access_tokens',

@@ -1,0 +1,19 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiHeader, ApiResponse } from '@nestjs/swagger';
+
+/** OpenAPI of a read that answers `If-None-Match` (decisions §10). */
+export function ConditionalRead(): MethodDecorator {
+  return applyDecorators(
+    ApiHeader({
+      name: 'If-None-Match',
+      required: false,
+      description:
+        'An ETag of an earlier 200 of this request (a comma-separated list, `W/` tags and `*` allowed): 304 when the body would be the same',
+    }),
+    ApiResponse({
+      status: 304,
+      description:
+        'Not modified: the body would be the one of the ETag you sent. No body; `ETag`, `Cache-Control`, `Vary` and `RateLimit-*` as on the 200. Counts against the rate limits.',
+    }),
+  );
+}

@@ -1,0 +1,81 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { MediaType } from '../common/media-type';
+import { nowToTheSecond } from '../common/timestamps';
+import { SyncDeletion } from './sync-deletion.entity';
+
+export interface DeletedTitle {
+  id: number;
+  external_id: number | null;
+}
+
+const DELETED_BETWEEN_SQL = `SELECT d.title_id AS id, t.external_id AS external_id, d.revision AS revision
+  FROM sync_deletions d LEFT JOIN titles t ON t.media_type = d.media_type AND t.id = d.title_id
+  WHERE d.user_id = ? AND d.media_type = ? AND d.revision > ? AND d.revision <= ?
+  ORDER BY d.revision LIMIT ?`;
+
+/** The sync module's table of deletions (decisions §12). */
+@Injectable()
+export class SyncDeletionsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Inside the deletion's transaction: one row per title, the latest deletion. */
+  async recordDeletion(
+    em: EntityManager,
+    userId: number,
+    mediaType: MediaType,
+    titleId: number,
+    revision: number,
+  ): Promise<void> {
+    await em.upsert(
+      SyncDeletion,
+      { userId, mediaType, titleId, revision, deletedAt: nowToTheSecond() },
+      ['userId', 'mediaType', 'titleId'],
+    );
+  }
+
+  /** Inside a create's transaction: the title is in the list again, so no longer deleted. */
+  async forgetDeletion(
+    em: EntityManager,
+    userId: number,
+    mediaType: MediaType,
+    titleId: number,
+  ): Promise<void> {
+    await em.delete(SyncDeletion, { userId, mediaType, titleId });
+  }
+
+  async deletedBetween(
+    userId: number,
+    mediaType: MediaType,
+    after: number,
+    upTo: number,
+    limit: number,
+  ): Promise<{ revision: number; title: DeletedTitle }[]> {
+    const rows = await this.dataSource.query<
+      { id: number; external_id: number | null; revision: number }[]
+    >(DELETED_BETWEEN_SQL, [userId, mediaType, after, upTo, limit]);
+    return rows.map((row) => ({
+      revision: Number(row.revision),
+      title: {
+        id: Number(row.id),
+        external_id: row.external_id === null ? null : Number(row.external_id),
+      },
+    }));
+  }
+
+  /** Removes at most `batch` deletions made before `before`; returns how many went. */
+  async purgeBefore(before: Date, batch: number): Promise<number> {
+    const rows = await this.dataSource
+      .getRepository(SyncDeletion)
+      .createQueryBuilder('d')
+      .select('d.id', 'id')
+      .where('d.deletedAt < :before', { before })
+      .orderBy('d.id')
+      .limit(batch)
+      .getRawMany<{ id: number }>();
+    if (rows.length === 0) return 0;
+    await this.dataSource.getRepository(SyncDeletion).delete(rows.map((row) => row.id));
+    return rows.length;
+  }
+}
