@@ -195,7 +195,9 @@ describe('changes feed (incremental sync)', () => {
       .cursor as string;
     const [payload, signature] = aliceAnime.split('.');
     const altered = `${Buffer.from(
-      Buffer.from(payload, 'base64url').toString().replace(/\.(\d+)$/, '.1$1'),
+      Buffer.from(payload, 'base64url')
+        .toString()
+        .replace(/\.(\d+)$/, '.1$1'),
     ).toString('base64url')}.${signature}`;
     for (const [token, path] of [
       [bob.token, `/v1/my/anime/changes?since=${aliceAnime}`],

@@ -7,8 +7,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * every instance and after restarts (no per-process salt).
  */
 export interface EntityTagKey {
-  /** The user whose data the body shows; `createdAt` too, as a reused id starts from scratch. */
-  user: { id: number; createdAt: string };
+  /** The user whose data the body shows. */
+  userId: number;
   /** `own` for /v1/my/…; `public` for another user's view of it (decisions §18). */
   view: 'own' | 'public';
   /** The rate-limit row name of the endpoint: it names the body's shape. */
@@ -17,8 +17,9 @@ export interface EntityTagKey {
   /** The query options that shape the body, normalized by the caller. */
   query: Record<string, string | number | null>;
   /**
-   * What stands for the data: versions that change whenever the body may change, or the body
-   * itself when it is small and already read.
+   * What stands for the data: versions that change whenever the body may change (with the
+   * user's creation time, so that a later user with a reused id starts from other tags), or the
+   * body itself when it is small and already read.
    */
   data: readonly (string | number)[];
 }
@@ -29,8 +30,7 @@ export function entityTag(key: EntityTagKey): string {
     .map((name) => [name, key.query[name]]);
   const material = JSON.stringify([
     1,
-    key.user.id,
-    key.user.createdAt,
+    key.userId,
     key.view,
     key.endpoint,
     key.mediaType,

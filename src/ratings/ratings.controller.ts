@@ -1,4 +1,16 @@
-import { Body, Controller, Delete, Get, HttpCode, Put, Type, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Put,
+  Req,
+  Res,
+  Type,
+  UseGuards,
+} from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   ApiBadRequestResponse,
   ApiBody,
@@ -16,9 +28,14 @@ import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { SCOPES } from '../auth/scopes';
 import { ApiValidationPipe } from '../common/api-validation.pipe';
 import type { MediaType } from '../common/media-type';
+import { ProblemException } from '../common/problem';
+import { ConditionalRead } from '../conditional-reads/conditional-read.decorator';
+import { sendTaggedBody, sendVersioned } from '../conditional-reads/reply';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
 import { PutAnimeRatingDto, PutMangaRatingDto, PutRatingDto } from './dto/put-rating.dto';
 import { AnimeRatingView, MangaRatingView, SuccessView } from './dto/rating-view.dto';
+import { RATING_STATUSES } from './rating-entry.entity';
+import { nextPageQuery, parseListOptions } from './list-options';
 import { RatingRequestGuard } from './rating-request.guard';
 import { RatingsService, RatingViewOf } from './ratings.service';
 import { CurrentTitleRef, TitleRef } from './title-ref';
@@ -67,30 +84,112 @@ function ratingsControllerFor<M extends MediaType>(
     @ApiOperation({ summary: `Your entry for one ${mediaType} title, as an array of zero or one` })
     @ID_PARAM
     @EXTERNAL_ID_QUERY
+    @ConditionalRead()
     @ApiOkResponse({ type: view, isArray: true })
     @ApiBadRequestResponse({ description: 'Invalid id or query value' })
     @ApiNotFoundResponse({ description: 'No such title in the catalog' })
-    getOne(
+    async getOne(
       @CurrentUser() user: AuthenticatedUser,
       @CurrentTitleRef() ref: TitleRef,
-    ): Promise<RatingViewOf<M>[]> {
-      return this.ratings.getOne(user.id, mediaType, ref);
+      @Req() request: FastifyRequest,
+      @Res() reply: FastifyReply,
+    ): Promise<void> {
+      const body = await this.ratings.getOne(user.id, mediaType, ref);
+      await sendTaggedBody(
+        request,
+        reply,
+        {
+          userId: user.id,
+          view: 'own',
+          endpoint: RATING_ENDPOINTS.getOne,
+          mediaType,
+          query: { id: ref.id, use_external_id: ref.useExternalIdQuery === true ? 1 : 0 },
+        },
+        body,
+      );
     }
 
     @Get('ratings')
     @RateLimited(RATING_ENDPOINTS.getAll)
     @UseGuards(RatingRequestGuard)
-    @ApiOperation({ summary: `All your ${mediaType} entries, ordered by title id` })
+    @ApiOperation({
+      summary: `All your ${mediaType} entries, ordered by title id`,
+      description:
+        'Without options: every entry. `status` keeps the entries with one of the given statuses; `limit` (with `after`, the last title id of the previous page) reads the list in pages, and a `Link: <…>; rel="next"` header gives the next page while entries remain.',
+    })
     @ApiQuery({
       name: 'use_external_id',
       required: false,
       enum: ['true', 'false'],
       description: 'Accepted and ignored here; any other value is 400',
     })
-    @ApiOkResponse({ type: view, isArray: true })
-    @ApiBadRequestResponse({ description: 'Invalid query value' })
-    getAll(@CurrentUser() user: AuthenticatedUser): Promise<RatingViewOf<M>[]> {
-      return this.ratings.getAll(user.id, mediaType);
+    @ApiQuery({
+      name: 'status',
+      required: false,
+      description: `Comma-separated statuses: ${RATING_STATUSES.join(', ')}`,
+      example: 'ongoing,on_hold',
+    })
+    @ApiQuery({
+      name: 'limit',
+      required: false,
+      schema: { type: 'integer', minimum: 1, maximum: 1000 },
+      description: 'At most this many entries',
+    })
+    @ApiQuery({
+      name: 'after',
+      required: false,
+      schema: { type: 'integer', minimum: 1, maximum: 2 ** 31 - 1 },
+      description: 'Only entries with a title id above this one (needs `limit`)',
+    })
+    @ConditionalRead()
+    @ApiOkResponse({
+      type: view,
+      isArray: true,
+      headers: {
+        Link: {
+          description: 'Present when entries remain after this page: `<path?query>; rel="next"`',
+          schema: { type: 'string' },
+        },
+      },
+    })
+    @ApiBadRequestResponse({ description: 'Invalid query value, or after without limit' })
+    async getAll(
+      @CurrentUser() user: AuthenticatedUser,
+      @Req() request: FastifyRequest,
+      @Res() reply: FastifyReply,
+    ): Promise<void> {
+      const options = parseListOptions(request.query as Record<string, unknown>);
+      const version = async () => {
+        const state = await this.ratings.listState(user.id, mediaType);
+        if (!state) throw ProblemException.notFound('The user of this token no longer exists');
+        return [state.userCreatedAt, state.revision, state.catalogVersion];
+      };
+      await sendVersioned(
+        request,
+        reply,
+        {
+          userId: user.id,
+          view: 'own',
+          endpoint: RATING_ENDPOINTS.getAll,
+          mediaType,
+          query: {
+            status: options.statuses?.join(',') ?? null,
+            limit: options.limit,
+            after: options.after,
+          },
+        },
+        version,
+        async () => {
+          const { entries, hasMore } = await this.ratings.getListed(user.id, mediaType, options);
+          if (hasMore) {
+            const next = `/v1/my/${mediaType}/ratings?${nextPageQuery(options, entries[entries.length - 1].id)}`;
+            void reply.header('Link', `<${next}>; rel="next"`);
+          } else {
+            reply.removeHeader('Link');
+          }
+          return entries;
+        },
+      );
     }
 
     @Put(':id/ratings')

@@ -127,13 +127,13 @@ function changesControllerFor<M extends MediaType>(mediaType: M, entry: Type<unk
         request,
         reply,
         {
-          user: { id: user.id, createdAt: page.userCreatedAt },
+          userId: user.id,
           view: 'own',
           endpoint: CHANGES_ENDPOINT,
           mediaType,
           query: { since: since ?? null, limit },
         },
-        page.body,
+        page,
       );
     }
   }

@@ -40,7 +40,7 @@ export class SyncService {
     mediaType: M,
     since: string | undefined,
     limit: number,
-  ): Promise<{ userCreatedAt: string; body: ChangesPage<M> } | null> {
+  ): Promise<ChangesPage<M> | null> {
     const key = await this.keys.get();
     const state = await this.ratings.listState(userId, mediaType);
     if (!state) return null;
@@ -94,13 +94,10 @@ export class SyncService {
       issuedAt: hasMore ? (from?.issuedAt ?? now) : now,
     };
     return {
-      userCreatedAt: state.userCreatedAt,
-      body: {
-        changes: page.flatMap((item) => ('entry' in item ? [item.entry] : [])),
-        deleted: page.flatMap((item) => ('title' in item ? [item.title] : [])),
-        cursor: encodeCursor(key, cursor),
-        has_more: hasMore,
-      },
+      changes: page.flatMap((item) => ('entry' in item ? [item.entry] : [])),
+      deleted: page.flatMap((item) => ('title' in item ? [item.title] : [])),
+      cursor: encodeCursor(key, cursor),
+      has_more: hasMore,
     };
   }
 }
