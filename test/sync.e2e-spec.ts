@@ -1,5 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { anime, createUserWithToken, importTitles, manga } from './factories';
+import { SyncPurgeService } from '../src/sync/sync-purge.service';
 import { api, createTestApp, resetDatabase } from './utils/test-app';
 
 type Entry = { id: number } & Record<string, unknown>;
@@ -216,6 +217,25 @@ describe('changes feed (incremental sync)', () => {
     }
     await api(app, alice.token).get('/v1/my/anime/changes?limit=1000').expect(200);
     await api(app, alice.token).get(`/v1/my/anime/changes?since=${aliceAnime}`).expect(200);
+  });
+
+  it('purges deletions once they are older than the retention', async () => {
+    const { token } = await createUserWithToken(app);
+    const first = await api(app, token).get('/v1/my/anime/changes').expect(200);
+    await put(token, 1, { status: 'ongoing' });
+    await remove(token, 1);
+    const purge = app.get(SyncPurgeService);
+    expect(await purge.purge()).toBe(0);
+    const kept = await api(app, token)
+      .get(`/v1/my/anime/changes?since=${first.body.cursor}`)
+      .expect(200);
+    expect(kept.body.deleted).toEqual([{ id: 1, external_id: 5001 }]);
+    expect(await purge.purge(Date.now() + 29 * 86_400_000)).toBe(0);
+    expect(await purge.purge(Date.now() + 31 * 86_400_000)).toBe(1);
+    const purged = await api(app, token)
+      .get(`/v1/my/anime/changes?since=${first.body.cursor}`)
+      .expect(200);
+    expect(purged.body.deleted).toEqual([]);
   });
 
   it('goes through the pipeline: unknown media type 404, scope 403', async () => {

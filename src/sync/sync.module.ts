@@ -1,8 +1,8 @@
-import { Module, OnModuleInit } from '@nestjs/common';
-import { RatingWriteHooks } from '../ratings/rating-write-hooks';
+import { Module } from '@nestjs/common';
 import { RatingsModule } from '../ratings/ratings.module';
-import { SyncDeletionsRepository } from './sync-deletions.repository';
+import { SyncHooksModule } from './sync-hooks.module';
 import { SyncKeyService } from './sync-key.service';
+import { SyncPurgeService } from './sync-purge.service';
 import {
   AnimeChangesController,
   MangaChangesController,
@@ -10,32 +10,10 @@ import {
 } from './sync.controller';
 import { SyncService } from './sync.service';
 
-/** Incremental sync (decisions §12): the changes feed and the deletions it reports. */
+/** Incremental sync (decisions §12): the changes feed, its cursors and the deletions it reports. */
 @Module({
-  imports: [RatingsModule],
+  imports: [RatingsModule, SyncHooksModule],
   controllers: [AnimeChangesController, MangaChangesController, UnknownMediaTypeChangesController],
-  providers: [SyncService, SyncKeyService, SyncDeletionsRepository],
-  exports: [SyncDeletionsRepository],
+  providers: [SyncService, SyncKeyService, SyncPurgeService],
 })
-export class SyncModule implements OnModuleInit {
-  constructor(
-    private readonly hooks: RatingWriteHooks,
-    private readonly deletions: SyncDeletionsRepository,
-  ) {}
-
-  onModuleInit(): void {
-    this.hooks.register(async (em, change) => {
-      if (change.kind === 'deleted') {
-        await this.deletions.recordDeletion(
-          em,
-          change.userId,
-          change.mediaType,
-          change.titleId,
-          change.revision,
-        );
-      } else if (change.kind === 'created') {
-        await this.deletions.forgetDeletion(em, change.userId, change.mediaType, change.titleId);
-      }
-    });
-  }
-}
+export class SyncModule {}
