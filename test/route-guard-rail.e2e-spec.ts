@@ -7,6 +7,7 @@ import { REQUIRED_SCOPE_KEY, Scopes } from '../src/auth/auth.decorators';
 import { SCOPES } from '../src/auth/scopes';
 import { RATE_LIMIT_KEY, RateLimited } from '../src/rate-limit/rate-limited.decorator';
 import { UnknownMediaTypeController } from '../src/ratings/unknown-media-type.controller';
+import { UnknownMediaTypeChangesController } from '../src/sync/sync.controller';
 import { createTestApp } from './utils/test-app';
 
 /**
@@ -15,7 +16,10 @@ import { createTestApp } from './utils/test-app';
  */
 
 /** Routes that answer 404 before the scope step (decisions §2 step 4): no scope applies. */
-const WITHOUT_SCOPE: readonly unknown[] = [UnknownMediaTypeController];
+const WITHOUT_SCOPE: readonly unknown[] = [
+  UnknownMediaTypeController,
+  UnknownMediaTypeChangesController,
+];
 
 interface Route {
   method: string;

@@ -143,12 +143,16 @@ function changesControllerFor<M extends MediaType>(mediaType: M, entry: Type<unk
 export const AnimeChangesController = changesControllerFor('anime', AnimeRatingView);
 export const MangaChangesController = changesControllerFor('manga', MangaRatingView);
 
-/** Any other `{mediaType}`: 404 after the token checks (decisions §2 step 4), like the ratings routes. */
+/**
+ * Any other `{mediaType}`: 404 after the token checks (decisions §2 step 4), uncounted, with the
+ * budget of the row, like the ratings routes.
+ */
 @ApiExcludeController()
 @Controller('v1/my/:mediaType')
 @Authenticated()
 export class UnknownMediaTypeChangesController {
   @Get('changes')
+  @RateLimited(CHANGES_ENDPOINT, { counted: false })
   changes(@Param('mediaType') mediaType: string): never {
     throw ProblemException.notFound(`Unknown media type "${mediaType}": use anime or manga`);
   }
