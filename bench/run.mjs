@@ -246,7 +246,11 @@ async function main() {
   const dbSampler = dbPid ? new ProcSampler(dbPid) : null;
   cleanups.push(async () => dbSampler?.stop());
 
-  const scenarios = buildScenarios(tokens, getOnePath);
+  const sync = await prepareSyncScenarios(baseUrl, tokens);
+  say(
+    `sync scenarios: first sync of the 10k list in ${sync.firstSyncCalls} calls (${sync.firstSyncSeconds.toFixed(1)} s), then 10 PUTs`,
+  );
+  const scenarios = buildScenarios(tokens, getOnePath, sync);
   const selected = scenarios.filter(
     (s) => s.target === 'baseline' || !settings.only || settings.only.has(s.name),
   );
@@ -281,7 +285,16 @@ async function main() {
   await stopChild(baseline.child);
 
   // Latency of a single request on an idle server: the service time, without the queue.
-  const probeNames = ['get-one', 'get-all-10', 'get-all-10k', 'profile-10', 'profile-10k'];
+  const probeNames = [
+    'get-one',
+    'get-all-10',
+    'get-all-10k',
+    'get-all-10k-304',
+    'get-all-10k-limit-100',
+    'changes-10k',
+    'profile-10',
+    'profile-10k',
+  ];
   const probes = [];
   await serverSampler.waitIdle();
   for (const scenario of scenarios.filter((s) => probeNames.includes(s.name))) {
@@ -393,11 +406,58 @@ async function main() {
 }
 
 /**
+ * What the sync scenarios need from the 10k list: a cursor 10 writes behind (a first sync in pages
+ * of 1000, then 10 PUTs) and the ETag of the list after those writes.
+ * @param {string} baseUrl
+ * @param {Record<string, string>} tokens
+ */
+async function prepareSyncScenarios(baseUrl, tokens) {
+  const client = new HttpClient(baseUrl, 1);
+  const headers = apiHeaders(tokens['10k']);
+  try {
+    const started = Date.now();
+    let cursor = '';
+    let calls = 0;
+    for (let more = true; more; calls++) {
+      const query = cursor ? `&since=${cursor}` : '';
+      const page = await client.request('GET', `/v1/my/anime/changes?limit=1000${query}`, {
+        headers,
+      });
+      if (page.status !== 200) throw new Error(`changes answered ${page.status}: ${page.body}`);
+      const parsed = /** @type {unknown} */ (JSON.parse(page.body));
+      const body = /** @type {{ cursor: string, has_more: boolean }} */ (parsed);
+      cursor = body.cursor;
+      more = body.has_more;
+    }
+    const firstSyncSeconds = (Date.now() - started) / 1000;
+    for (let id = 1; id <= 10; id++) {
+      const put = await client.request('PUT', `/v1/my/anime/${id}/ratings`, {
+        headers: apiHeaders(tokens['10k'], true),
+        body: PUT_BODY,
+      });
+      if (put.status !== 200) throw new Error(`PUT answered ${put.status}: ${put.body}`);
+    }
+    const list = await client.request('GET', '/v1/my/anime/ratings', {
+      headers,
+      timeoutMs: 60_000,
+    });
+    const etag = list.headers?.etag;
+    if (list.status !== 200 || typeof etag !== 'string') {
+      throw new Error(`GET all answered ${list.status} without an ETag`);
+    }
+    return { cursor, etag, firstSyncCalls: calls, firstSyncSeconds };
+  } finally {
+    client.close();
+  }
+}
+
+/**
  * @param {Record<string, string>} tokens
  * @param {string} getOnePath
+ * @param {{ cursor: string, etag: string }} sync
  * @returns {import('./lib/load.mjs').Scenario[]}
  */
-function buildScenarios(tokens, getOnePath) {
+function buildScenarios(tokens, getOnePath, sync) {
   const get = (
     /** @type {string} */ name,
     /** @type {string} */ description,
@@ -456,6 +516,28 @@ function buildScenarios(tokens, getOnePath) {
       // length of the queue (tens of seconds), and barely any request would finish within the run.
       connections: 5,
     },
+    {
+      ...get(
+        'get-all-10k-304',
+        'GET /v1/my/anime/ratings, 10,000 entries, If-None-Match: its ETag (304)',
+        '/v1/my/anime/ratings',
+        tokens['10k'],
+      ),
+      headers: { ...apiHeaders(tokens['10k']), 'if-none-match': sync.etag },
+      expectedStatus: 304,
+    },
+    get(
+      'get-all-10k-limit-100',
+      'GET /v1/my/anime/ratings?limit=100&after=5000 (a page of a 10,000-entry list)',
+      '/v1/my/anime/ratings?limit=100&after=5000',
+      tokens['10k'],
+    ),
+    get(
+      'changes-10k',
+      'GET /v1/my/anime/changes?since=… : 10 changes on a 10,000-entry list',
+      `/v1/my/anime/changes?since=${sync.cursor}`,
+      tokens['10k'],
+    ),
     {
       name: 'put-update',
       description: 'PUT /v1/my/anime/1/ratings, the same existing entry every time',

@@ -33,7 +33,7 @@ export class HttpClient {
    * @param {string} method
    * @param {string} path
    * @param {{ headers?: Record<string, string>, body?: string, timeoutMs?: number }} [options]
-   * @returns {Promise<{ status: number, body: string }>}
+   * @returns {Promise<{ status: number, body: string, headers: import('node:http').IncomingHttpHeaders }>}
    */
   request(method, path, { headers = {}, body, timeoutMs = 30_000 } = {}) {
     return new Promise((resolve, reject) => {
@@ -55,7 +55,11 @@ export class HttpClient {
           const chunks = [];
           res.on('data', (/** @type {Buffer} */ chunk) => chunks.push(chunk));
           res.on('end', () =>
-            resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+            resolve({
+              status: res.statusCode ?? 0,
+              body: Buffer.concat(chunks).toString('utf8'),
+              headers: res.headers,
+            }),
           );
           res.on('error', reject);
         },

@@ -20,6 +20,7 @@ const MIN_PROBES = 10;
  * @property {string} [body]
  * @property {(client: import('autocannon').Client) => void} [setupClient]
  * @property {number} [connections] overrides the run's connection count
+ * @property {number} [expectedStatus] the status every answer must have (default: any 2xx)
  */
 
 /**
@@ -68,7 +69,10 @@ export async function measure(
   await samplers.hooks?.after?.();
 
   const completed = result.latency.totalCount ?? result['2xx'] + result.non2xx;
-  const bad = result.non2xx + result.errors + result.timeouts;
+  const unexpected = scenario.expectedStatus
+    ? completed - (result.statusCodeStats[scenario.expectedStatus]?.count ?? 0)
+    : result.non2xx;
+  const bad = unexpected + result.errors + result.timeouts;
   const attempts = completed + result.errors + result.timeouts;
   return {
     scenario: scenario.name,
@@ -85,7 +89,7 @@ export async function measure(
       max: result.latency.max,
       mean: round(result.latency.mean, 2),
     },
-    non2xx: result.non2xx,
+    non2xx: unexpected,
     errors: result.errors,
     timeouts: result.timeouts,
     statusCodes: Object.fromEntries(
@@ -152,7 +156,8 @@ export async function probeLatency(scenario, { baseUrl, seconds, maxRequests = 2
       const start = process.hrtime.bigint();
       const status = await send(client, scenario);
       times.push(Number(process.hrtime.bigint() - start) / 1e6);
-      if (status < 200 || status > 299) bad++;
+      const expected = scenario.expectedStatus;
+      if (expected ? status !== expected : status < 200 || status > 299) bad++;
     }
   } finally {
     client.close();

@@ -183,6 +183,17 @@ export function judgeTargets({ db, rows, probes, soak }) {
       measured: `${p50At('get-all-10k') ?? '-'} ms at ${row('get-all-10k')?.connections ?? '-'} connections, ${probe('get-all-10k')?.p50 ?? '-'} ms at 1, for information`,
     });
   }
+  for (const [name, what] of [
+    ['changes-10k', 'changes feed, 10 changes on a 10k list,'],
+    ['get-all-10k-304', 'conditional GET all 10k answering 304,'],
+  ]) {
+    judge(
+      `${what} p50 ≤ 2× GET one p50 (1 connection)`,
+      p50Ratio(probe(name)?.p50, probe('get-one')?.p50),
+      (v) => v <= 2,
+      (v) => `${v.toFixed(2)}× (${probe(name)?.p50} ms vs ${probe('get-one')?.p50} ms)`,
+    );
+  }
   judge(
     `soak: req/s of the last ${soak?.windowSeconds ?? 10} s ≥ 0.9× the first`,
     soak?.lastOverFirst,
