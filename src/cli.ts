@@ -12,6 +12,7 @@ import { DatabaseModule } from './database/database.module';
 import { ClientsCommand, CreateClientCommand } from './oauth/clients.command';
 import { OAuthClientsModule } from './oauth/oauth-clients.module';
 import { RatingsModule } from './ratings/ratings.module';
+import { SyncHooksModule } from './sync/sync-hooks.module';
 import { UsersModule } from './users/users.module';
 import { CreateUserCommand, SetPasswordCommand, UsersCommand } from './users/users.command';
 
@@ -27,6 +28,7 @@ import { CreateUserCommand, SetPasswordCommand, UsersCommand } from './users/use
     UsersModule,
     // Entry writes from the command line take the same path (and hooks) as the server's.
     RatingsModule,
+    SyncHooksModule,
     TokensModule,
     CatalogModule,
     OAuthClientsModule,
