@@ -51,7 +51,9 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       const status = exception.getStatus();
       if (status >= 500) return this.unexpected(exception, request);
       const detail =
-        status === 413 ? FASTIFY_DETAILS.FST_ERR_CTP_BODY_TOO_LARGE : httpExceptionDetail(exception);
+        status === 413
+          ? FASTIFY_DETAILS.FST_ERR_CTP_BODY_TOO_LARGE
+          : httpExceptionDetail(exception);
       return { problem: problemBody(status, detail), headers: {} };
     }
     if (exception instanceof SyntaxError) {

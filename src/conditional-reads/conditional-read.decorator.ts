@@ -17,3 +17,14 @@ export function ConditionalRead(): MethodDecorator {
     }),
   );
 }
+
+/** The headers of every 200 of a conditional read, for `@ApiOkResponse({ headers })`. */
+export const CONDITIONAL_READ_HEADERS = {
+  ETag: {
+    description:
+      'Stands for this body (user, endpoint, media type, query and data): the same on every instance while the body is the same',
+    schema: { type: 'string' },
+  },
+  'Cache-Control': { description: '`private, no-cache`', schema: { type: 'string' } },
+  Vary: { description: '`Authorization`', schema: { type: 'string' } },
+};

@@ -6,7 +6,10 @@ import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { SCOPES } from '../auth/scopes';
 import { ProblemException } from '../common/problem';
 import { toIsoSeconds } from '../common/timestamps';
-import { ConditionalRead } from '../conditional-reads/conditional-read.decorator';
+import {
+  CONDITIONAL_READ_HEADERS,
+  ConditionalRead,
+} from '../conditional-reads/conditional-read.decorator';
 import { sendVersioned } from '../conditional-reads/reply';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
 import type { User } from '../users/user.entity';
@@ -29,7 +32,7 @@ export class ProfileController {
   @RateLimited(PROFILE_ENDPOINT)
   @ApiOperation({ summary: 'Your profile with list statistics (private entries included)' })
   @ConditionalRead()
-  @ApiOkResponse({ type: ProfileView })
+  @ApiOkResponse({ type: ProfileView, headers: CONDITIONAL_READ_HEADERS })
   async get(
     @CurrentUser() current: AuthenticatedUser,
     @Req() request: FastifyRequest,

@@ -29,7 +29,10 @@ import { SCOPES } from '../auth/scopes';
 import { ApiValidationPipe } from '../common/api-validation.pipe';
 import type { MediaType } from '../common/media-type';
 import { ProblemException } from '../common/problem';
-import { ConditionalRead } from '../conditional-reads/conditional-read.decorator';
+import {
+  CONDITIONAL_READ_HEADERS,
+  ConditionalRead,
+} from '../conditional-reads/conditional-read.decorator';
 import { sendTaggedBody, sendVersioned } from '../conditional-reads/reply';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
 import { PutAnimeRatingDto, PutMangaRatingDto, PutRatingDto } from './dto/put-rating.dto';
@@ -85,7 +88,7 @@ function ratingsControllerFor<M extends MediaType>(
     @ID_PARAM
     @EXTERNAL_ID_QUERY
     @ConditionalRead()
-    @ApiOkResponse({ type: view, isArray: true })
+    @ApiOkResponse({ type: view, isArray: true, headers: CONDITIONAL_READ_HEADERS })
     @ApiBadRequestResponse({ description: 'Invalid id or query value' })
     @ApiNotFoundResponse({ description: 'No such title in the catalog' })
     async getOne(
@@ -146,6 +149,7 @@ function ratingsControllerFor<M extends MediaType>(
       type: view,
       isArray: true,
       headers: {
+        ...CONDITIONAL_READ_HEADERS,
         Link: {
           description: 'Present when entries remain after this page: `<path?query>; rel="next"`',
           schema: { type: 'string' },

@@ -13,7 +13,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Authenticated, CurrentUser, Scopes } from '../auth/auth.decorators';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { SCOPES } from '../auth/scopes';
-import { ConditionalRead } from '../conditional-reads/conditional-read.decorator';
+import {
+  CONDITIONAL_READ_HEADERS,
+  ConditionalRead,
+} from '../conditional-reads/conditional-read.decorator';
 import { sendTaggedBody } from '../conditional-reads/reply';
 import type { MediaType } from '../common/media-type';
 import { ProblemException, PROBLEMS } from '../common/problem';
@@ -96,6 +99,7 @@ function changesControllerFor<M extends MediaType>(mediaType: M, entry: Type<unk
         'With `since`: the entries written after that cursor (created or updated, with or without `touch`), and the titles whose entry was deleted after it and not created again. A title appears at most once.',
         '`has_more: true`: call again with the new `cursor` straight away. Keep the last cursor and pass it as `since` next time.',
         'A cursor of another user or media type, or one that was altered, is 400. A cursor older than the retention period (SYNC_RETENTION_DAYS) is 410: sync again from the start without `since`.',
+        "The algorithm: (1) first sync: call without `since`, store every entry, follow `has_more` with `since=<cursor>`, keep the last cursor; (2) later: call with `since=<kept cursor>`, upsert `changes` by id, remove `deleted` titles, follow `has_more`, keep the last cursor (an empty answer gives a fresh one too); (3) on 410: drop the copy and do a first sync; (4) refresh title fields when GET all's ETag changes (catalog updates are not changes).",
       ].join('\n\n'),
     })
     @ApiQuery({
@@ -110,7 +114,10 @@ function changesControllerFor<M extends MediaType>(mediaType: M, entry: Type<unk
       description: 'At most this many items in `changes` and `deleted` together',
     })
     @ConditionalRead()
-    @ApiOkResponse({ type: changesViewFor(entry, `${mediaType}ChangesView`) })
+    @ApiOkResponse({
+      type: changesViewFor(entry, `${mediaType[0].toUpperCase()}${mediaType.slice(1)}ChangesView`),
+      headers: CONDITIONAL_READ_HEADERS,
+    })
     @ApiBadRequestResponse({ description: 'Invalid limit, or since is not a cursor of this list' })
     @ApiGoneResponse({ description: 'The cursor expired: sync again without since' })
     async changes(
