@@ -278,6 +278,17 @@ describe('changes feed across instances and time', () => {
     await api(one, token).put('/v1/my/anime/3/ratings', { status: 'ongoing' }).expect(200);
     await client.expectMirrorsList();
     expect([...client.mirror.keys()].sort()).toEqual([2, 3]);
+
+    // A process started later (a restart) reads the signing key from the database too.
+    const restarted = await createTestApp({ SYNC_RETENTION_DAYS: '0.0001' });
+    try {
+      await api(one, token).delete('/v1/my/anime/2/ratings').expect(200);
+      current = restarted;
+      await client.expectMirrorsList();
+      expect([...client.mirror.keys()]).toEqual([3]);
+    } finally {
+      await restarted.close();
+    }
   });
 
   it('answers 410 to a cursor issued longer ago than the retention; a chain counts from its start', async () => {
