@@ -8,7 +8,7 @@ import { ScopesGuard } from './auth/scopes.guard';
 import { UserAgentGuard } from './auth/user-agent.guard';
 import { CatalogModule } from './catalog/catalog.module';
 import { ProblemDetailsFilter } from './common/problem-details.filter';
-import type { AppConfig } from './config/app-config';
+import { AppConfig, loadConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { CountersModule } from './counters/counters.module';
 import { DatabaseModule } from './database/database.module';
@@ -41,7 +41,8 @@ export class AppModule {
         ProfileModule,
         HealthModule,
         // Outside the pipeline below: no route of it carries @Authenticated/@Scopes/@RateLimited.
-        OAuthModule,
+        // OAUTH_SERVER=false leaves it out, so its paths answer 404.
+        ...((config ?? loadConfig()).oauthServer ? [OAuthModule] : []),
       ],
       providers: [
         // Global guards run in registration order: this list is the pipeline of decisions §2.

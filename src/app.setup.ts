@@ -69,7 +69,12 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
       )
       .setVersion('1')
       .addBearerAuth(
-        { type: 'http', scheme: 'bearer', description: 'Opaque access token' },
+        {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            "Either an opaque access token of this service (from the OAuth endpoints or the admin CLI; revoked at once when revoked), or, when the operator configured the company's identity provider (AUTH_JWT_ISSUER), a JWT access token it signed: checked against its published keys, issuer and audience, with the scopes in its `scope` or `scp` claim. Such a JWT is revoked by its issuer and valid until its `exp`.",
+        },
         BEARER_SECURITY,
       )
       .addOAuth2(

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { CommandFactory } from 'nest-commander';
+import { UnblockUserCommand } from './auth/external-identities.command';
 import { TokensModule } from './auth/tokens.module';
 import { IssueTokenCommand, RevokeTokenCommand, TokensCommand } from './auth/tokens.command';
 import { CatalogModule } from './catalog/catalog.module';
@@ -37,6 +38,7 @@ import { CreateUserCommand, SetPasswordCommand, UsersCommand } from './users/use
     UsersCommand,
     CreateUserCommand,
     SetPasswordCommand,
+    UnblockUserCommand,
     ClientsCommand,
     CreateClientCommand,
     TokensCommand,

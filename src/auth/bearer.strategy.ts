@@ -2,11 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { Strategy } from 'passport-http-bearer';
 import type { AuthenticatedUser } from './authenticated-user';
-import { TokensService } from './tokens.service';
+import { AccessTokenVerifier } from './access-token-verifier';
 
+/** passport-http-bearer reads the token; the AccessTokenVerifier decides what it is worth. */
 @Injectable()
 export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
-  constructor(private readonly tokens: TokensService) {
+  constructor(private readonly verifier: AccessTokenVerifier) {
     super();
   }
 
@@ -19,6 +20,6 @@ export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
   }
 
   async validate(token: string): Promise<AuthenticatedUser | false> {
-    return (await this.tokens.authenticate(token)) ?? false;
+    return (await this.verifier.verify(token)) ?? false;
   }
 }

@@ -2,6 +2,8 @@ import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { UsersService } from '../users/users.service';
+import { ExternalIdentitiesService } from './external-identities.service';
 import { TokenRequestError, TokensService } from './tokens.service';
 
 @SubCommand({
@@ -58,15 +60,42 @@ export class IssueTokenCommand extends CommandRunner {
   }
 }
 
-@SubCommand({ name: 'revoke', arguments: '<token>', description: 'Revoke an access token at once' })
+@SubCommand({
+  name: 'revoke',
+  arguments: '[token]',
+  description:
+    "Revoke an access token at once, or with --user every token of a user (the identity provider's JWTs issued until now included)",
+})
 export class RevokeTokenCommand extends CommandRunner {
-  constructor(private readonly tokens: TokensService) {
+  constructor(
+    private readonly tokens: TokensService,
+    private readonly users: UsersService,
+    private readonly identities: ExternalIdentitiesService,
+  ) {
     super();
   }
 
-  async run([token]: string[]): Promise<void> {
+  async run([token]: string[], options: { user?: string }): Promise<void> {
+    if ((token === undefined) === (options.user === undefined)) {
+      throw new TokenRequestError('give either a token or --user NAME');
+    }
+    if (options.user !== undefined) {
+      const user = await this.users.findByName(options.user);
+      if (!user) throw new TokenRequestError(`no user named "${options.user}"`);
+      const opaque = await this.tokens.revokeUser(user.id);
+      const pairs = await this.identities.revokeTokensIssuedBefore(user.id);
+      process.stdout.write(
+        `revoked ${opaque} access token(s)${pairs > 0 ? " and the identity provider's tokens issued until now" : ''}\n`,
+      );
+      return;
+    }
     if (!(await this.tokens.revoke(token))) throw new TokenRequestError('no such token');
     process.stdout.write('revoked\n');
+  }
+
+  @Option({ flags: '--user <name>', description: 'Revoke every token of this user' })
+  parseUser(value: string): string {
+    return value;
   }
 }
 

@@ -1,12 +1,39 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
 import { UsersModule } from '../users/users.module';
+import { AccessTokenVerifier } from './access-token-verifier';
 import { AccessToken } from './access-token.entity';
+import { BlockedExternalIdentity } from './blocked-external-identity.entity';
+import { ExternalIdentitiesService } from './external-identities.service';
+import { ExternalIdentity } from './external-identity.entity';
+import { ExternalJwtVerifier } from './external-jwt.verifier';
+import { OpaqueTokenVerifier } from './opaque-token.verifier';
 import { TokensService } from './tokens.service';
 
 @Module({
-  imports: [UsersModule, TypeOrmModule.forFeature([AccessToken])],
-  providers: [TokensService],
-  exports: [TokensService],
+  imports: [
+    UsersModule,
+    TypeOrmModule.forFeature([AccessToken, ExternalIdentity, BlockedExternalIdentity]),
+  ],
+  providers: [
+    TokensService,
+    ExternalIdentitiesService,
+    OpaqueTokenVerifier,
+    {
+      provide: AccessTokenVerifier,
+      inject: [APP_CONFIG, OpaqueTokenVerifier, ExternalIdentitiesService],
+      useFactory: (
+        config: AppConfig,
+        opaque: OpaqueTokenVerifier,
+        identities: ExternalIdentitiesService,
+      ): AccessTokenVerifier =>
+        config.externalJwt
+          ? new ExternalJwtVerifier(config.externalJwt, opaque, identities)
+          : opaque,
+    },
+  ],
+  exports: [TokensService, ExternalIdentitiesService, AccessTokenVerifier],
 })
 export class TokensModule {}

@@ -49,13 +49,14 @@ interface LiveTokenRow {
   user_id: number;
   user_name: string;
   scopes: string;
+  client_id: string | null;
   expires_at: Date | string;
   revoked_at: Date | string | null;
 }
 
 // Every API request runs this: one constant statement rather than a query built per call.
 const LIVE_TOKEN_SQL = `SELECT u.id AS user_id, u.name AS user_name, t.scopes AS scopes,
-  t.expires_at AS expires_at, t.revoked_at AS revoked_at
+  t.client_id AS client_id, t.expires_at AS expires_at, t.revoked_at AS revoked_at
   FROM access_tokens t INNER JOIN users u ON u.id = t.user_id
   WHERE t.token_hash = ?`;
 
@@ -142,6 +143,15 @@ export class TokensService {
     await this.tokens.update({ grantId, revokedAt: IsNull() }, { revokedAt: nowToTheSecond() });
   }
 
+  /** Revokes every live access token of a user; returns how many. */
+  async revokeUser(userId: number): Promise<number> {
+    const result = await this.tokens.update(
+      { userId, revokedAt: IsNull() },
+      { revokedAt: nowToTheSecond() },
+    );
+    return result.affected ?? 0;
+  }
+
   /** Revokes a token; false when no such token was ever issued. Revoking twice is harmless. */
   async revoke(token: string): Promise<boolean> {
     const tokenHash = hashToken(token);
@@ -157,6 +167,13 @@ export class TokensService {
     if (!row || row.revoked_at !== null || rawUtcDate(row.expires_at).getTime() <= Date.now()) {
       return null;
     }
-    return { id: row.user_id, name: row.user_name, scopes: new Set(row.scopes.split(' ')) };
+    return {
+      id: row.user_id,
+      name: row.user_name,
+      scopes: new Set(row.scopes.split(' ')),
+      clientId: row.client_id,
+      kind: 'opaque',
+      subject: null,
+    };
   }
 }

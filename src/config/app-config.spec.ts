@@ -12,6 +12,8 @@ describe('loadConfig', () => {
       rateLimit: { user: { limit: 10, windowSeconds: 60 }, ip: { limit: 100, windowSeconds: 120 } },
       userAgent: { blocklist: [], denyThreshold: 10, denyWindowSeconds: 600, denySeconds: 900 },
       oauth: { accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 2_592_000 },
+      oauthServer: true,
+      externalJwt: null,
       logLevel: 'info',
       sync: { retentionSeconds: 2_592_000 },
     });
@@ -33,6 +35,10 @@ describe('loadConfig', () => {
       UA_DENY_SECONDS: '120',
       ACCESS_TOKEN_TTL_SECONDS: '900',
       REFRESH_TOKEN_TTL_SECONDS: '86400',
+      OAUTH_SERVER: 'false',
+      AUTH_JWT_ISSUER: 'https://login.example.com/realms/staff',
+      AUTH_JWT_JWKS_URL: 'https://login.example.com/realms/staff/certs',
+      AUTH_JWT_AUDIENCE: 'ratings-api',
       LOG_LEVEL: 'DEBUG',
     });
     expect(config.port).toBe(8080);
@@ -50,7 +56,26 @@ describe('loadConfig', () => {
       denySeconds: 120,
     });
     expect(config.oauth).toEqual({ accessTokenTtlSeconds: 900, refreshTokenTtlSeconds: 86400 });
+    expect(config.oauthServer).toBe(false);
+    expect(config.externalJwt).toEqual({
+      issuer: 'https://login.example.com/realms/staff',
+      jwksUrl: 'https://login.example.com/realms/staff/certs',
+      audience: 'ratings-api',
+    });
     expect(config.logLevel).toBe('debug');
+  });
+
+  it('AUTH_JWT_* are set together or not at all, the JWKS at an http(s) URL', () => {
+    expect(() => loadConfig({ AUTH_JWT_ISSUER: 'https://idp.example' })).toThrow(
+      /must be set together/,
+    );
+    expect(() =>
+      loadConfig({
+        AUTH_JWT_ISSUER: 'https://idp.example',
+        AUTH_JWT_JWKS_URL: 'file:///etc/jwks.json',
+        AUTH_JWT_AUDIENCE: 'ratings',
+      }),
+    ).toThrow(/AUTH_JWT_JWKS_URL/);
   });
 
   it.each([
@@ -89,6 +114,8 @@ describe('loadConfig', () => {
         TRUST_PROXY: 'not-an-address',
         LOG_LEVEL: 'loud',
         REDIS_URL: 'http://cache',
+        OAUTH_SERVER: 'maybe',
+        AUTH_JWT_AUDIENCE: 'ratings',
       });
     } catch (caught) {
       error = caught;
@@ -104,6 +131,8 @@ describe('loadConfig', () => {
       'UA_DENY_SECONDS',
       'ACCESS_TOKEN_TTL_SECONDS',
       'REFRESH_TOKEN_TTL_SECONDS',
+      'OAUTH_SERVER',
+      'AUTH_JWT_ISSUER,',
       'LOG_LEVEL',
     ]);
   });

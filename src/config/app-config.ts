@@ -27,9 +27,21 @@ export interface AppConfig {
   };
   /** Lifetimes of the tokens the OAuth 2.0 authorization server issues. */
   oauth: { accessTokenTtlSeconds: number; refreshTokenTtlSeconds: number };
+  /** false: the built-in OAuth 2.0 authorization server is off (OAUTH_SERVER=false). */
+  oauthServer: boolean;
+  /** JWT access tokens of the company's identity provider (decisions §19); null when not set. */
+  externalJwt: ExternalJwtConfig | null;
   logLevel: LogLevel;
   /** How long sync cursors and the deletions they report are kept (decisions §12). */
   sync: { retentionSeconds: number };
+}
+
+export interface ExternalJwtConfig {
+  /** Expected `iss`, exactly. */
+  issuer: string;
+  jwksUrl: string;
+  /** Expected in `aud`. */
+  audience: string;
 }
 
 export const DEFAULT_SQLITE_PATH = './data/ratings.sqlite';
@@ -89,6 +101,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
       accessTokenTtlSeconds: integer('ACCESS_TOKEN_TTL_SECONDS', 3600, 60, 31_536_000),
       refreshTokenTtlSeconds: integer('REFRESH_TOKEN_TTL_SECONDS', 2_592_000, 60, 315_360_000),
     },
+    oauthServer: parseBoolean('OAUTH_SERVER', env.OAUTH_SERVER, true, problems),
+    externalJwt: parseExternalJwt(env, problems),
     logLevel: parseLogLevel(env.LOG_LEVEL, problems),
     sync: { retentionSeconds: parseRetentionDays(env.SYNC_RETENTION_DAYS, problems) * 86_400 },
   };
@@ -167,6 +181,45 @@ function isAddressOrCidr(entry: string): boolean {
   if (prefix === undefined) return true;
   const max = isIP(address) === 4 ? 32 : 128;
   return /^\d+$/.test(prefix) && Number(prefix) <= max;
+}
+
+function parseBoolean(
+  name: string,
+  raw: string | undefined,
+  fallback: boolean,
+  problems: string[],
+): boolean {
+  const value = (raw ?? '').trim().toLowerCase();
+  if (value === '') return fallback;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  problems.push(`${name} must be true or false (got "${raw}")`);
+  return fallback;
+}
+
+const EXTERNAL_JWT_VARIABLES = [
+  'AUTH_JWT_ISSUER',
+  'AUTH_JWT_JWKS_URL',
+  'AUTH_JWT_AUDIENCE',
+] as const;
+
+/** All three variables, or none: half a configuration would silently refuse every JWT. */
+function parseExternalJwt(env: Env, problems: string[]): ExternalJwtConfig | null {
+  const [issuer, jwksUrl, audience] = EXTERNAL_JWT_VARIABLES.map((name) => env[name]?.trim() ?? '');
+  const given = [issuer, jwksUrl, audience].filter((value) => value !== '').length;
+  if (given === 0) return null;
+  if (given < 3) {
+    problems.push(`${EXTERNAL_JWT_VARIABLES.join(', ')} must be set together, or none of them`);
+    return null;
+  }
+  try {
+    const url = new URL(jwksUrl);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('scheme');
+  } catch {
+    problems.push('AUTH_JWT_JWKS_URL must be an https:// (or http://) URL of the JWKS');
+    return null;
+  }
+  return { issuer, jwksUrl, audience };
 }
 
 /** The four levels, and the names other loggers use for them. */

@@ -9,3 +9,11 @@ export function isUniqueViolation(error: unknown): boolean {
     code === 'ER_DUP_ENTRY'
   );
 }
+
+/** MySQL/MariaDB chose this transaction as a deadlock victim and rolled it back: it may be retried. */
+export function isDeadlock(error: unknown): boolean {
+  const code =
+    (error as { code?: unknown; driverError?: { code?: unknown } } | null)?.driverError?.code ??
+    (error as { code?: unknown } | null)?.code;
+  return code === 'ER_LOCK_DEADLOCK';
+}

@@ -3,6 +3,8 @@ import { dirname } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
 import type { DatabaseTarget } from '../config/app-config';
 import { AccessToken } from '../auth/access-token.entity';
+import { BlockedExternalIdentity } from '../auth/blocked-external-identity.entity';
+import { ExternalIdentity } from '../auth/external-identity.entity';
 import { Title } from '../catalog/title.entity';
 import { RatingEntry } from '../ratings/rating-entry.entity';
 import { RatingRevision } from '../ratings/rating-revision.entity';
@@ -20,6 +22,7 @@ import { Sync1800000700000 } from './migrations/1800000700000-sync';
 import { CatalogVersions1800000700001 } from './migrations/1800000700001-catalog-versions';
 import { SyncDeletion } from '../sync/sync-deletion.entity';
 import { SyncKey } from '../sync/sync-key.entity';
+import { ExternalIdentities1800000100000 } from './migrations/1800000100000-external-identities';
 
 export const ENTITIES = [
   User,
@@ -33,6 +36,8 @@ export const ENTITIES = [
   RefreshToken,
   SyncDeletion,
   SyncKey,
+  ExternalIdentity,
+  BlockedExternalIdentity,
 ];
 export const MIGRATIONS = [
   InitialSchema1763830000000,
@@ -40,6 +45,7 @@ export const MIGRATIONS = [
   OAuth1795370000001,
   UserListVersion1795370000002,
   RatingRevisions1800000000001,
+  ExternalIdentities1800000100000,
   Sync1800000700000,
   CatalogVersions1800000700001,
 ];

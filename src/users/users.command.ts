@@ -1,4 +1,5 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { UnblockUserCommand } from '../auth/external-identities.command';
 import { toIsoSeconds } from '../common/timestamps';
 import { UsersService } from './users.service';
 
@@ -78,7 +79,7 @@ export class SetPasswordCommand extends CommandRunner {
 @Command({
   name: 'users',
   description: 'Manage users',
-  subCommands: [CreateUserCommand, SetPasswordCommand],
+  subCommands: [CreateUserCommand, SetPasswordCommand, UnblockUserCommand],
 })
 export class UsersCommand extends CommandRunner {
   run(): Promise<void> {

@@ -8,6 +8,7 @@ import { User } from './user.entity';
 
 const MAX_NAME_LENGTH = 64;
 const BUMP_LIST_VERSION_SQL = 'UPDATE users SET list_version = list_version + 1 WHERE id = ?';
+const MAX_NAME_SUFFIX = 1000;
 
 /** 1 to 64 characters, no control characters, no leading or trailing white space. */
 export function isValidUserName(name: string): boolean {
@@ -56,6 +57,29 @@ export class UsersService {
     } catch (error) {
       if (isUniqueViolation(error)) throw new UserNameTakenError(name);
       throw error;
+    }
+  }
+
+  /**
+   * Creates a user without a password in the caller's transaction, named `base` or, when that is
+   * taken, `base-2`, `base-3`, … (cut to fit the length limit). `base` must be a valid name.
+   */
+  async createWithFreeName(manager: EntityManager, base: string): Promise<User> {
+    if (!isValidUserName(base)) throw new InvalidUserNameError(base);
+    for (let n = 1; ; n++) {
+      const suffix = n === 1 ? '' : `-${n}`;
+      const name =
+        [...base]
+          .slice(0, MAX_NAME_LENGTH - suffix.length)
+          .join('')
+          .trimEnd() + suffix;
+      const createdAt = nowToTheSecond();
+      try {
+        const { identifiers } = await manager.insert(User, { name, createdAt, passwordHash: null });
+        return manager.create(User, { id: identifiers[0].id as number, name, createdAt });
+      } catch (error) {
+        if (!isUniqueViolation(error) || n >= MAX_NAME_SUFFIX) throw error;
+      }
     }
   }
 

@@ -57,6 +57,8 @@ export async function resetDatabase(app: NestFastifyApplication): Promise<void> 
     'oauth_authorization_codes',
     'oauth_grants',
     'oauth_clients',
+    'external_identities',
+    'blocked_external_identities',
     'titles',
     'users',
   ]) {

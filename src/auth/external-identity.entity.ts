@@ -1,0 +1,34 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { User } from '../users/user.entity';
+
+/**
+ * A user of the company's identity provider (decisions §19): the pair (`iss`, `sub`), never a
+ * name, mapped to the local user its first valid token created.
+ */
+@Entity('external_identities')
+@Index('UQ_external_identities_pair', ['issuer', 'subject'], { unique: true })
+@Index('IDX_external_identities_user', ['userId'])
+export class ExternalIdentity {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ type: 'varchar', length: 255 })
+  issuer: string;
+
+  @Column({ type: 'varchar', length: 255 })
+  subject: string;
+
+  @Column({ name: 'user_id', type: 'int' })
+  userId: number;
+
+  @ManyToOne(() => User, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'user_id' })
+  user?: User;
+
+  @Column({ name: 'created_at', type: 'datetime' })
+  createdAt: Date;
+
+  /** Set by `tokens revoke --user`: JWTs issued (`iat`) before it are refused. */
+  @Column({ name: 'tokens_revoked_before', type: 'datetime', nullable: true })
+  tokensRevokedBefore: Date | null;
+}
