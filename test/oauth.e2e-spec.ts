@@ -1,4 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import * as oauth from 'oauth4webapi';
 import { BaseClient, custom, errors, generators, Issuer, TokenSet } from 'openid-client';
 import { DataSource, IsNull } from 'typeorm';
 import { TokensService } from '../src/auth/tokens.service';
@@ -11,8 +12,10 @@ import { createTestApp, resetDatabase, USER_AGENT } from './utils/test-app';
 /**
  * The authorization server driven the way a third-party app drives it: openid-client (a certified
  * OAuth/OpenID client library) discovers the server, builds the authorization URL, exchanges the
- * code, refreshes, revokes and introspects; a small "browser" fills in the sign-in and consent
- * form. Everything over real HTTP against the app listening on a port, on the run's database.
+ * code, refreshes, revokes and introspects; oauth4webapi, which form-encodes HTTP Basic
+ * credentials as RFC 6749 §2.3.1 says, runs the whole flow again; a small "browser" fills in the
+ * sign-in and consent form. Everything over real HTTP against the app listening on a port, on the
+ * run's database.
  */
 
 const PASSWORD = 'correct horse battery staple';
@@ -479,8 +482,247 @@ describe('OAuth 2.0 authorization server', () => {
     expect((await callApi(client, cliToken)).statusCode).toBe(200);
     const otherClient = clientApp(await registerClient({ name: 'Other' }));
     expect(await otherClient.introspect(flowToken)).toEqual({ active: false });
-    await otherClient.revoke(flowToken);
-    expect((await callApi(client, flowToken)).statusCode).toBe(200);
+  });
+
+  it("refuses to revoke another client's token with unauthorized_client (RFC 7009 §2.1): it stays valid", async () => {
+    await createUser();
+    const client = clientApp(await registerClient());
+    const tokens = await obtainTokens(client);
+    for (const otherClient of [
+      clientApp(await registerClient({ name: 'Other' })),
+      clientApp(await registerClient({ name: 'Other public', isPublic: true }), 'none'),
+    ]) {
+      for (const [token, hint] of [
+        [tokens.access_token!, 'access_token'],
+        [tokens.refresh_token!, 'refresh_token'],
+        [tokens.refresh_token!, undefined],
+      ] as const) {
+        const error = await expectOAuthError(
+          otherClient.revoke(token, hint),
+          'unauthorized_client',
+        );
+        expect(error.error_description).toBe('the token was issued to another client');
+      }
+    }
+    expect((await callApi(client, tokens)).statusCode).toBe(200);
+    expect(await client.introspect(tokens.refresh_token!, 'refresh_token')).toMatchObject({
+      active: true,
+    });
+    await client.revoke(tokens.refresh_token!, 'refresh_token');
+    expect((await callApi(client, tokens)).statusCode).toBe(401);
+  });
+
+  // ---- a client library that form-encodes HTTP Basic credentials ----------------------------
+
+  describe('with oauth4webapi', () => {
+    const insecure = { [oauth.allowInsecureRequests]: true };
+    let as: oauth.AuthorizationServer;
+
+    beforeAll(async () => {
+      const issuerUrl = new URL(base);
+      as = await oauth.processDiscoveryResponse(
+        issuerUrl,
+        await oauth.discoveryRequest(issuerUrl, { algorithm: 'oauth2', ...insecure }),
+      );
+    });
+
+    /**
+     * A confidential client whose id or secret holds `-` or `_`: oauth4webapi sends them as `%2D`
+     * and `%5F` (RFC 6749 §2.3.1), which the server must decode. Most secrets have one.
+     */
+    async function encodedClient(redirectUris?: string[]) {
+      for (;;) {
+        const registered = await registerClient({ redirectUris });
+        if (/[-_]/.test(`${registered.clientId}${registered.secret}`)) return registered;
+      }
+    }
+
+    /** Front channel with the library's PKCE and state, back to `redirectUri`. */
+    async function authorizeWith(client: oauth.Client, redirectUri: string, scope: string) {
+      const verifier = oauth.generateRandomCodeVerifier();
+      const state = oauth.generateRandomState();
+      const url = new URL(as.authorization_endpoint!);
+      url.search = new URLSearchParams({
+        response_type: 'code',
+        client_id: client.client_id,
+        redirect_uri: redirectUri,
+        scope,
+        state,
+        code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+      }).toString();
+      const approved = await signIn(url.href);
+      expect(approved.status).toBe(303);
+      expect(approved.location!.startsWith(`${redirectUri}?`)).toBe(true);
+      const params = oauth.validateAuthResponse(as, client, new URL(approved.location!), state);
+      return { params, verifier };
+    }
+
+    async function callApiWith(token: string, path = '/v1/my/profile') {
+      return fetch(`${base}${path}`, {
+        headers: { authorization: `Bearer ${token}`, 'user-agent': USER_AGENT },
+      });
+    }
+
+    it('runs the whole flow with form-encoded client_secret_basic: code, API call, refresh, introspection, revocation', async () => {
+      const user = await createUser();
+      const registered = await encodedClient();
+      const client: oauth.Client = { client_id: registered.clientId };
+      const auth = oauth.ClientSecretBasic(registered.secret!);
+
+      const { params, verifier } = await authorizeWith(
+        client,
+        REDIRECT_URI,
+        'ratings.anime user.profile',
+      );
+      const tokens = await oauth.processAuthorizationCodeResponse(
+        as,
+        client,
+        await oauth.authorizationCodeGrantRequest(
+          as,
+          client,
+          auth,
+          params,
+          REDIRECT_URI,
+          verifier,
+          insecure,
+        ),
+      );
+      expect(tokens).toMatchObject({ token_type: 'bearer', scope: 'ratings.anime user.profile' });
+      const profile = await callApiWith(tokens.access_token);
+      expect(profile.status).toBe(200);
+      expect(await profile.json()).toMatchObject({ id: user.id });
+
+      const refreshed = await oauth.processRefreshTokenResponse(
+        as,
+        client,
+        await oauth.refreshTokenGrantRequest(as, client, auth, tokens.refresh_token!, insecure),
+      );
+      expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
+      expect((await callApiWith(refreshed.access_token)).status).toBe(200);
+
+      const introspection = await oauth.processIntrospectionResponse(
+        as,
+        client,
+        await oauth.introspectionRequest(as, client, auth, refreshed.access_token, insecure),
+      );
+      expect(introspection).toMatchObject({ active: true, client_id: registered.clientId });
+
+      await oauth.processRevocationResponse(
+        await oauth.revocationRequest(as, client, auth, refreshed.refresh_token!, insecure),
+      );
+      expect((await callApiWith(refreshed.access_token)).status).toBe(401);
+    });
+
+    it('matches http://127.0.0.1 and http://[::1] redirect URIs with any port (RFC 8252 §7.3), nothing else', async () => {
+      await createUser();
+      const registered = await encodedClient([
+        'http://127.0.0.1:8765/callback',
+        'http://[::1]/cb',
+        'http://localhost:8080/cb',
+      ]);
+      const client: oauth.Client = { client_id: registered.clientId };
+      const auth = oauth.ClientSecretBasic(registered.secret!);
+
+      for (const redirectUri of ['http://127.0.0.1:49152/callback', 'http://[::1]:61000/cb']) {
+        const { params, verifier } = await authorizeWith(client, redirectUri, 'ratings.anime');
+        const tokens = await oauth.processAuthorizationCodeResponse(
+          as,
+          client,
+          await oauth.authorizationCodeGrantRequest(
+            as,
+            client,
+            auth,
+            params,
+            redirectUri,
+            verifier,
+            insecure,
+          ),
+        );
+        expect((await callApiWith(tokens.access_token, '/v1/my/anime/ratings')).status).toBe(200);
+      }
+
+      // The code is bound to the port it was sent to (RFC 6749 §4.1.3).
+      const { params, verifier } = await authorizeWith(
+        client,
+        'http://127.0.0.1:49153/callback',
+        'ratings.anime',
+      );
+      const otherPort = await oauth.authorizationCodeGrantRequest(
+        as,
+        client,
+        auth,
+        params,
+        'http://127.0.0.1:49154/callback',
+        verifier,
+        insecure,
+      );
+      expect(otherPort.status).toBe(400);
+      expect(await otherPort.json()).toMatchObject({ error: 'invalid_grant' });
+
+      for (const redirectUri of [
+        'http://localhost:8081/cb',
+        'http://127.0.0.1:49152/callback/',
+        'http://127.0.0.2:8765/callback',
+        'https://127.0.0.1:8765/callback',
+      ]) {
+        const url = new URL(as.authorization_endpoint!);
+        url.search = new URLSearchParams({
+          response_type: 'code',
+          client_id: client.client_id,
+          redirect_uri: redirectUri,
+          scope: 'ratings.anime',
+          code_challenge: await oauth.calculatePKCECodeChallenge(
+            oauth.generateRandomCodeVerifier(),
+          ),
+          code_challenge_method: 'S256',
+        }).toString();
+        const refused = await browse(url.href);
+        expect(refused.status).toBe(400);
+        expect(refused.location).toBeNull();
+      }
+    });
+
+    it('refuses two client authentication methods in one token request: invalid_request, code not spent', async () => {
+      await createUser();
+      const registered = await encodedClient();
+      const client: oauth.Client = { client_id: registered.clientId };
+      const auth = oauth.ClientSecretBasic(registered.secret!);
+      const { params, verifier } = await authorizeWith(client, REDIRECT_URI, 'ratings.anime');
+
+      for (const additionalParameters of [
+        { client_secret: registered.secret! },
+        { client_secret: 'not-the-secret' },
+        { client_id: 'someone-else' },
+      ] as Record<string, string>[]) {
+        const both = await oauth.authorizationCodeGrantRequest(
+          as,
+          client,
+          auth,
+          params,
+          REDIRECT_URI,
+          verifier,
+          { ...insecure, additionalParameters },
+        );
+        expect(both.status).toBe(400);
+        expect(both.headers.get('cache-control')).toBe('no-store');
+        expect(await both.json()).toMatchObject({ error: 'invalid_request' });
+      }
+      const tokens = await oauth.processAuthorizationCodeResponse(
+        as,
+        client,
+        await oauth.authorizationCodeGrantRequest(
+          as,
+          client,
+          auth,
+          params,
+          REDIRECT_URI,
+          verifier,
+          insecure,
+        ),
+      );
+      expect(tokens.access_token).toBeDefined();
+    });
   });
 
   // ---- negative cases: each the RFC's error code --------------------------------------------

@@ -1,6 +1,7 @@
 import { isScope, Scope } from '../auth/scopes';
 import type { OAuthClient } from './entities/oauth-client.entity';
 import type { OAuthErrorCode } from './oauth-error';
+import { isRegisteredRedirectUri } from './redirect-uri';
 
 /** The only PKCE method accepted: plain is refused (RFC 9700 §2.1.1). */
 export const PKCE_METHOD = 'S256';
@@ -59,7 +60,7 @@ const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
 /**
  * Checks an authorization request in the order of RFC 6749 §4.1.2.1: first the client and the
- * exact redirect URI (failures are shown to the user), then the rest (sent back to the client).
+ * registered redirect URI (failures are shown to the user), then the rest (sent back to the client).
  */
 export async function parseAuthorizationRequest(
   params: Params,
@@ -74,8 +75,10 @@ export async function parseAuthorizationRequest(
   const redirectUri = param(params, 'redirect_uri');
   if (redirectUri === REPEATED) return pageError('redirect_uri is repeated');
   if (redirectUri === undefined) return pageError('redirect_uri is missing');
-  if (!client.redirectUris.includes(redirectUri)) {
-    return pageError('redirect_uri is not one the application registered (it must match exactly)');
+  if (!isRegisteredRedirectUri(client.redirectUris, redirectUri)) {
+    return pageError(
+      'redirect_uri is not one the application registered (it must match exactly; only the port of http://127.0.0.1 and http://[::1] may differ)',
+    );
   }
 
   const rawState = param(params, 'state');

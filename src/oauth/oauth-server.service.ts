@@ -12,7 +12,7 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { AuthorizationCodeGrant, RefreshTokenGrant } from './grant-types';
 import type { AuthorizationRequest } from './authorization-request';
-import { CLIENT_AUTH_REALM } from './client-credentials';
+import { CLIENT_AUTH_REALM, readClientCredentials } from './client-credentials';
 import { GrantsModel, OAuthModel, Subject } from './oauth.model';
 import { OAuthProtocolError } from './oauth-error';
 
@@ -103,12 +103,7 @@ export class OAuthServerService {
     const response = new Response();
     try {
       await this.server.token(
-        new Request({
-          method: request.method,
-          headers: request.headers as Record<string, string>,
-          query: {},
-          body,
-        }),
+        new Request({ method: request.method, query: {}, ...withDecodedBasic(request, body) }),
         response,
       );
     } catch (error) {
@@ -128,4 +123,25 @@ export class OAuthServerService {
       body: response.body as object,
     };
   }
+}
+
+/**
+ * The library reads HTTP Basic credentials without form-decoding them, so a client that encodes
+ * them as RFC 6749 §2.3.1 says (`-`, `_`, `.`, `~` become `%2D`…) fails to authenticate. They are
+ * decoded here, one method per request (Basic and client_secret in the body is invalid_request),
+ * and handed to the library as client_secret_post.
+ */
+function withDecodedBasic(
+  request: FastifyRequest,
+  body: Record<string, unknown>,
+): { headers: Record<string, string>; body: Record<string, unknown> } {
+  const { authorization, ...headers } = request.headers as Record<string, string>;
+  if (!/^Basic\s/i.test(authorization ?? '')) {
+    return { headers: request.headers as Record<string, string>, body };
+  }
+  const credentials = readClientCredentials(authorization, body);
+  return {
+    headers,
+    body: { ...body, client_id: credentials.clientId, client_secret: credentials.secret },
+  };
 }

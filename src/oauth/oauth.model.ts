@@ -18,6 +18,7 @@ import { PKCE_METHOD } from './authorization-request';
 import { ClientsService } from './clients.service';
 import { OAuthClient } from './entities/oauth-client.entity';
 import { OAuthGrant } from './entities/oauth-grant.entity';
+import { isRegisteredRedirectUri } from './redirect-uri';
 import { GrantsService } from './grants.service';
 
 /** The client as the library sees it. `id` is the public client_id. */
@@ -109,7 +110,7 @@ export class OAuthModel implements GrantsModel {
   }
 
   async validateRedirectUri(redirectUri: string, client: Client): Promise<boolean> {
-    return (client as ModelClient).redirectUris.includes(redirectUri);
+    return isRegisteredRedirectUri((client as ModelClient).redirectUris, redirectUri);
   }
 
   async generateAuthorizationCode(): Promise<string> {

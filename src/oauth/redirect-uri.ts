@@ -31,3 +31,27 @@ export function redirectUriProblem(uri: string): string | null {
   if (scheme.includes('.')) return null;
   return `uses the scheme "${scheme}": use https, http on a loopback address, or a reverse-domain private-use scheme such as com.example.app`;
 }
+
+/** A loopback IP literal redirect URI, split around its port (RFC 8252 §7.3). */
+const LOOPBACK_IP_URI = /^http:\/\/(127\.0\.0\.1|\[::1\])(?::(\d{1,5}))?([/?][^#]*)?$/;
+
+function withoutPort(uri: string): string | null {
+  const match = LOOPBACK_IP_URI.exec(uri);
+  if (!match) return null;
+  const port = match[2] === undefined ? undefined : Number(match[2]);
+  if (port !== undefined && (port < 1 || port > 65535)) return null;
+  return `http://${match[1]}${match[3] ?? ''}`;
+}
+
+/**
+ * Whether a redirect URI of an authorization request is one the client registered: exactly, as
+ * RFC 9700 §2.1 asks, except that an `http://127.0.0.1` or `http://[::1]` URI matches with any
+ * port (RFC 8252 §7.3: native apps listen on an ephemeral port). `localhost` stays exact.
+ */
+export function isRegisteredRedirectUri(registered: readonly string[], requested: string): boolean {
+  if (registered.includes(requested)) return true;
+  const requestedLoopback = withoutPort(requested);
+  return (
+    requestedLoopback !== null && registered.some((uri) => withoutPort(uri) === requestedLoopback)
+  );
+}

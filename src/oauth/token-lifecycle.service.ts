@@ -4,6 +4,7 @@ import { ClientsService } from './clients.service';
 import { invalidClient, readClientCredentials } from './client-credentials';
 import type { OAuthClient } from './entities/oauth-client.entity';
 import { GrantsService } from './grants.service';
+import { OAuthProtocolError } from './oauth-error';
 
 export type TokenTypeHint = 'access_token' | 'refresh_token';
 
@@ -22,10 +23,21 @@ export interface Introspection {
 
 const epochSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
+/** RFC 7009 §2.1: the server refuses the request and tells the client why; the token stays valid. */
+function issuedToAnotherClient(): OAuthProtocolError {
+  return new OAuthProtocolError(
+    400,
+    'unauthorized_client',
+    'the token was issued to another client',
+  );
+}
+
 /**
  * Revocation (RFC 7009) and introspection (RFC 7662) for authenticated clients. A client only
- * sees and revokes tokens issued to it: another client's token, or a token from `tokens issue`,
- * is treated as unknown (inactive, revocation a no-op), so a client cannot probe for tokens.
+ * sees and revokes tokens issued to it. Introspecting another client's token, or a token from
+ * `tokens issue`, answers inactive; revoking another client's token is refused with
+ * unauthorized_client (RFC 7009 §2.1), and revoking a `tokens issue` token or an unknown one is a
+ * no-op, so that a client learns nothing more about tokens that are not its own.
  */
 @Injectable()
 export class TokenLifecycleService {
@@ -64,13 +76,16 @@ export class TokenLifecycleService {
       if (kind === 'access_token') {
         const info = await this.accessTokens.describe(token);
         if (info) {
-          if (info.clientId === client.clientId) await this.accessTokens.revoke(token);
+          if (info.clientId === null) return;
+          if (info.clientId !== client.clientId) throw issuedToAnotherClient();
+          await this.accessTokens.revoke(token);
           return;
         }
       } else {
         const row = await this.grants.findRefreshToken(token);
         if (row) {
-          if (row.grant.client.clientId === client.clientId) await this.grants.revoke(row.grantId);
+          if (row.grant.client.clientId !== client.clientId) throw issuedToAnotherClient();
+          await this.grants.revoke(row.grantId);
           return;
         }
       }

@@ -102,7 +102,7 @@ export class TokenController {
   @ApiOperation({
     summary: 'Token revocation (RFC 7009)',
     description:
-      'Outside the /v1 pipeline. Client-authenticated (public clients by client_id). Revoking a refresh token revokes the whole authorization, its access tokens included; revoking an access token revokes it alone. 200 whether or not the token was known or issued to this client.',
+      'Outside the /v1 pipeline. Client-authenticated (public clients by client_id). Revoking a refresh token revokes the whole authorization, its access tokens included; revoking an access token revokes it alone. 200 when the token was revoked, unknown, or issued by the admin CLI (which stays valid); 400 `unauthorized_client` when it was issued to another client (it stays valid).',
   })
   @ApiConsumes(FORM)
   @ApiBody({ schema: { $ref: getSchemaPath(TokenActionRequestDto) } })
