@@ -12,6 +12,7 @@ import { AppConfig, loadConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { CountersModule } from './counters/counters.module';
 import { DatabaseModule } from './database/database.module';
+import { ENTITIES } from './entities';
 import { HealthModule } from './health/health.module';
 import { OAuthModule } from './oauth/oauth.module';
 import { ProfileModule } from './profile/profile.module';
@@ -29,7 +30,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        DatabaseModule.forRoot({ retryAttempts: 5 }),
+        DatabaseModule.forRoot({ retryAttempts: 5, entities: ENTITIES }),
         EventEmitterModule.forRoot(),
         CountersModule,
         UsersModule,

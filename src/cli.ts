@@ -10,6 +10,7 @@ import { CatalogCommand, ImportCatalogCommand } from './catalog/catalog.command'
 import { InvalidConfigError, loadConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { ENTITIES } from './entities';
 import { ClientsCommand, CreateClientCommand } from './oauth/clients.command';
 import { OAuthClientsModule } from './oauth/oauth-clients.module';
 import { RatingsModule } from './ratings/ratings.module';
@@ -24,7 +25,7 @@ import { CreateUserCommand, SetPasswordCommand, UsersCommand } from './users/use
 @Module({
   imports: [
     ConfigModule.forRoot(),
-    DatabaseModule.forRoot({ retryAttempts: 0 }),
+    DatabaseModule.forRoot({ retryAttempts: 0, entities: ENTITIES }),
     EventEmitterModule.forRoot(),
     UsersModule,
     // Entry writes from the command line take the same path (and hooks) as the server's.

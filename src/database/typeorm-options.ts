@@ -1,18 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { DataSourceOptions } from 'typeorm';
+import type { DataSourceOptions, EntitySchema } from 'typeorm';
 import type { DatabaseTarget } from '../config/app-config';
-import { AccessToken } from '../auth/access-token.entity';
-import { BlockedExternalIdentity } from '../auth/blocked-external-identity.entity';
-import { ExternalIdentity } from '../auth/external-identity.entity';
-import { Title } from '../catalog/title.entity';
-import { RatingEntry } from '../ratings/rating-entry.entity';
-import { RatingRevision } from '../ratings/rating-revision.entity';
-import { User } from '../users/user.entity';
-import { AuthorizationCode } from '../oauth/entities/authorization-code.entity';
-import { OAuthClient } from '../oauth/entities/oauth-client.entity';
-import { OAuthGrant } from '../oauth/entities/oauth-grant.entity';
-import { RefreshToken } from '../oauth/entities/refresh-token.entity';
 import { InitialSchema1763830000000 } from './migrations/1763830000000-initial-schema';
 import { UserPasswords1795370000000 } from './migrations/1795370000000-user-passwords';
 import { OAuth1795370000001 } from './migrations/1795370000001-oauth';
@@ -20,25 +9,8 @@ import { UserListVersion1795370000002 } from './migrations/1795370000002-user-li
 import { RatingRevisions1800000000001 } from './migrations/1800000000001-rating-revisions';
 import { Sync1800000700000 } from './migrations/1800000700000-sync';
 import { CatalogVersions1800000700001 } from './migrations/1800000700001-catalog-versions';
-import { SyncDeletion } from '../sync/sync-deletion.entity';
-import { SyncKey } from '../sync/sync-key.entity';
 import { ExternalIdentities1800000100000 } from './migrations/1800000100000-external-identities';
 
-export const ENTITIES = [
-  User,
-  AccessToken,
-  Title,
-  RatingEntry,
-  RatingRevision,
-  OAuthClient,
-  OAuthGrant,
-  AuthorizationCode,
-  RefreshToken,
-  SyncDeletion,
-  SyncKey,
-  ExternalIdentity,
-  BlockedExternalIdentity,
-];
 export const MIGRATIONS = [
   InitialSchema1763830000000,
   UserPasswords1795370000000,
@@ -50,10 +22,19 @@ export const MIGRATIONS = [
   CatalogVersions1800000700001,
 ];
 
-/** The one options builder behind the app, the CLI, the e2e tests and `ormconfig.ts`. */
-export function buildTypeOrmOptions(database: DatabaseTarget): DataSourceOptions {
+// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+export type EntityList = (Function | EntitySchema)[];
+
+/**
+ * The one options builder behind the app, the CLI, the e2e tests and `ormconfig.ts`. The entities
+ * come from the composition root (`src/entities.ts`): this folder knows no feature's tables.
+ */
+export function buildTypeOrmOptions(
+  database: DatabaseTarget,
+  entities: EntityList,
+): DataSourceOptions {
   const common = {
-    entities: ENTITIES,
+    entities,
     migrations: MIGRATIONS,
     migrationsRun: true,
     synchronize: false,

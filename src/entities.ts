@@ -1,0 +1,30 @@
+/** Every module's entities, handed to the database module by the composition root. */
+import { AccessToken } from './auth/access-token.entity';
+import { BlockedExternalIdentity } from './auth/blocked-external-identity.entity';
+import { ExternalIdentity } from './auth/external-identity.entity';
+import { Title } from './catalog/title.entity';
+import { RatingEntry } from './ratings/rating-entry.entity';
+import { RatingRevision } from './ratings/rating-revision.entity';
+import { User } from './users/user.entity';
+import { AuthorizationCode } from './oauth/entities/authorization-code.entity';
+import { OAuthClient } from './oauth/entities/oauth-client.entity';
+import { OAuthGrant } from './oauth/entities/oauth-grant.entity';
+import { RefreshToken } from './oauth/entities/refresh-token.entity';
+import { SyncDeletion } from './sync/sync-deletion.entity';
+import { SyncKey } from './sync/sync-key.entity';
+
+export const ENTITIES = [
+  User,
+  AccessToken,
+  Title,
+  RatingEntry,
+  RatingRevision,
+  OAuthClient,
+  OAuthGrant,
+  AuthorizationCode,
+  RefreshToken,
+  SyncDeletion,
+  SyncKey,
+  ExternalIdentity,
+  BlockedExternalIdentity,
+];
