@@ -9,6 +9,7 @@ import {
   ApiBearerAuth,
   ApiForbiddenResponse,
   ApiHeader,
+  ApiOAuth2,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { AuthenticatedUser } from './authenticated-user';
@@ -17,6 +18,7 @@ import type { Scope } from './scopes';
 export const AUTHENTICATED_KEY = 'auth:authenticated';
 export const REQUIRED_SCOPE_KEY = 'auth:required-scope';
 export const BEARER_SECURITY = 'bearer';
+export const OAUTH2_SECURITY = 'oauth2';
 
 /**
  * Puts a route behind the API pipeline of decisions §2: IP denial, User-Agent, bearer token.
@@ -45,6 +47,8 @@ export function Scopes(scope: Scope): MethodDecorator & ClassDecorator {
   return applyDecorators(
     Authenticated(),
     SetMetadata(REQUIRED_SCOPE_KEY, scope),
+    // The same requirement as the bearer one, in the form that makes the scope machine-readable.
+    ApiOAuth2([scope], OAUTH2_SECURITY),
     ApiForbiddenResponse({
       description: `User-Agent missing or generic, client address temporarily denied, or the token lacks the \`${scope}\` scope.`,
     }),

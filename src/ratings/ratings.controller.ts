@@ -27,7 +27,7 @@ import { CurrentUser, Scopes } from '../auth/auth.decorators';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { SCOPES } from '../auth/scopes';
 import { ApiValidationPipe } from '../common/api-validation.pipe';
-import type { MediaType } from '../common/media-type';
+import { article, capitalized, type MediaType } from '../common/media-type';
 import { ProblemException } from '../common/problem';
 import {
   CONDITIONAL_READ_HEADERS,
@@ -75,6 +75,7 @@ function ratingsControllerFor<M extends MediaType>(
   view: Type<RatingViewOf<M>>,
   putExample: Record<string, unknown>,
 ) {
+  const Media = capitalized(mediaType);
   @ApiTags(`${mediaType} ratings`)
   @Controller(`v1/my/${mediaType}`)
   @Scopes(SCOPES[mediaType])
@@ -84,7 +85,10 @@ function ratingsControllerFor<M extends MediaType>(
     @Get(':id/ratings')
     @RateLimited(RATING_ENDPOINTS.getOne)
     @UseGuards(RatingRequestGuard)
-    @ApiOperation({ summary: `Your entry for one ${mediaType} title, as an array of zero or one` })
+    @ApiOperation({
+      operationId: `get${Media}Rating`,
+      summary: `Your entry for one ${mediaType} title, as an array of zero or one`,
+    })
     @ID_PARAM
     @EXTERNAL_ID_QUERY
     @ConditionalRead()
@@ -116,6 +120,7 @@ function ratingsControllerFor<M extends MediaType>(
     @RateLimited(RATING_ENDPOINTS.getAll)
     @UseGuards(RatingRequestGuard)
     @ApiOperation({
+      operationId: `list${Media}Ratings`,
       summary: `All your ${mediaType} entries, ordered by title id`,
       description:
         'Without options: every entry. `status` keeps the entries with one of the given statuses; `limit` (with `after`, the last title id of the previous page) reads the list in pages, and a `Link: <…>; rel="next"` header gives the next page while entries remain.',
@@ -201,7 +206,8 @@ function ratingsControllerFor<M extends MediaType>(
     @RateLimited(RATING_ENDPOINTS.put)
     @UseGuards(RatingRequestGuard)
     @ApiOperation({
-      summary: `Create or update your entry for a ${mediaType} title`,
+      operationId: `put${Media}Rating`,
+      summary: `Create or update your entry for ${article(mediaType)} ${mediaType} title`,
       description:
         'Creates the entry when you have none (omitted fields get defaults: is_visible true, numbers 0, booleans false, dates null, notes ""), updates it otherwise (omitted fields keep their value). `status` is always required. Unknown fields, fields of the other media type, wrong JSON types and `null` (except for the dates) are 400.',
     })
@@ -227,7 +233,10 @@ function ratingsControllerFor<M extends MediaType>(
     @Delete(':id/ratings')
     @RateLimited(RATING_ENDPOINTS.remove)
     @UseGuards(RatingRequestGuard)
-    @ApiOperation({ summary: `Delete your entry for a ${mediaType} title` })
+    @ApiOperation({
+      operationId: `delete${Media}Rating`,
+      summary: `Delete your entry for ${article(mediaType)} ${mediaType} title`,
+    })
     @ID_PARAM
     @EXTERNAL_ID_QUERY
     @ApiOkResponse({ type: SuccessView })

@@ -18,7 +18,7 @@ import {
   ConditionalRead,
 } from '../conditional-reads/conditional-read.decorator';
 import { sendTaggedBody } from '../conditional-reads/reply';
-import type { MediaType } from '../common/media-type';
+import { capitalized, type MediaType } from '../common/media-type';
 import { ProblemException, PROBLEMS } from '../common/problem';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
 import { AnimeRatingView, MangaRatingView } from '../ratings/dto/rating-view.dto';
@@ -93,6 +93,7 @@ function changesControllerFor<M extends MediaType>(mediaType: M, entry: Type<unk
     @Get('changes')
     @RateLimited(CHANGES_ENDPOINT)
     @ApiOperation({
+      operationId: `list${capitalized(mediaType)}Changes`,
       summary: `What changed in your ${mediaType} list since a cursor (incremental sync)`,
       description: [
         'Without `since`: every current entry (`deleted` empty) and a cursor: the first sync.',
@@ -115,7 +116,7 @@ function changesControllerFor<M extends MediaType>(mediaType: M, entry: Type<unk
     })
     @ConditionalRead()
     @ApiOkResponse({
-      type: changesViewFor(entry, `${mediaType[0].toUpperCase()}${mediaType.slice(1)}ChangesView`),
+      type: changesViewFor(entry, `${capitalized(mediaType)}ChangesView`),
       headers: CONDITIONAL_READ_HEADERS,
     })
     @ApiBadRequestResponse({ description: 'Invalid limit, or since is not a cursor of this list' })

@@ -58,7 +58,7 @@ export abstract class PutRatingDto {
 function explainOtherMediaField(mediaType: MediaType, otherFields: readonly string[]) {
   return (field: string): string | undefined =>
     otherFields.includes(field)
-      ? `is a ${mediaType === 'anime' ? 'manga' : 'anime'} field; ${mediaType} entries do not have it`
+      ? `is ${mediaType === 'anime' ? 'a manga' : 'an anime'} field; ${mediaType} entries do not have it`
       : undefined;
 }
 

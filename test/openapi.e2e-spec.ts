@@ -1,0 +1,224 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import request from 'supertest';
+import { SCOPES } from '../src/auth/scopes';
+import { anime, createUserWithToken, importTitles } from './factories';
+import { api, createTestApp, resetDatabase, USER_AGENT } from './utils/test-app';
+
+interface Operation {
+  operationId: string;
+  security?: Record<string, string[]>[];
+  responses: Record<
+    string,
+    {
+      description?: string;
+      headers?: Record<string, unknown>;
+      content?: Record<string, { example?: unknown; examples?: Record<string, unknown> }>;
+    }
+  >;
+}
+type Document = {
+  info: { version: string };
+  servers?: { url: string }[];
+  paths: Record<string, Record<string, Operation>>;
+};
+
+/** Headers a client may act on: each one a response carries must be in the document. */
+const WATCHED_HEADERS = [
+  'x-request-id',
+  'ratelimit-limit',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+  'retry-after',
+  'www-authenticate',
+  'cache-control',
+  'pragma',
+  'location',
+  'set-cookie',
+  'etag',
+  'link',
+];
+
+describe('OpenAPI document (issue 12 points 14-17)', () => {
+  let app: NestFastifyApplication;
+  let document: Document;
+
+  const operations = () =>
+    Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, operation]) => ({ path, method, operation })),
+    );
+
+  /** The status is documented for the operation, and so is every watched header it carries. */
+  const expectDocumented = (
+    path: string,
+    method: string,
+    response: { status: number; headers: Record<string, string | string[] | undefined> },
+  ) => {
+    const operation = document.paths[path]?.[method];
+    expect({ path, method, operation: operation !== undefined }).toEqual({
+      path,
+      method,
+      operation: true,
+    });
+    const documented = operation.responses[String(response.status)];
+    expect({ path, method, status: response.status, documented: documented !== undefined }).toEqual(
+      { path, method, status: response.status, documented: true },
+    );
+    const names = Object.keys(documented.headers ?? {}).map((name) => name.toLowerCase());
+    const sent = WATCHED_HEADERS.filter((name) => response.headers[name] !== undefined);
+    expect({
+      path,
+      method,
+      status: response.status,
+      undocumented: sent.filter((h) => !names.includes(h)),
+    }).toEqual({
+      path,
+      method,
+      status: response.status,
+      undocumented: [],
+    });
+  };
+
+  beforeAll(async () => {
+    app = await createTestApp();
+    document = (await request(app.getHttpServer()).get('/docs/openapi.json').expect(200))
+      .body as Document;
+  });
+
+  beforeEach(async () => {
+    await resetDatabase(app);
+  });
+
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('has unique operationIds, the package version and a server', () => {
+    const ids = operations().map(({ operation }) => operation.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(document.paths['/v1/my/manga/{id}/ratings'].put.operationId).toBe('putMangaRating');
+    const pkg = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8'));
+    expect(document.info.version).toBe(pkg.version);
+    expect(document.servers?.length).toBeGreaterThan(0);
+  });
+
+  it('declares security on every operation: the oauth2 scope on /v1, none on public ones', () => {
+    for (const { path, method, operation } of operations()) {
+      expect({ path, method, security: Array.isArray(operation.security) }).toEqual({
+        path,
+        method,
+        security: true,
+      });
+      if (path.startsWith('/v1/')) {
+        const scope = path.startsWith('/v1/my/anime')
+          ? SCOPES.anime
+          : path.startsWith('/v1/my/manga')
+            ? SCOPES.manga
+            : SCOPES.profile;
+        expect(operation.security).toEqual([{ bearer: [] }, { oauth2: [scope] }]);
+      }
+    }
+    expect(document.paths['/health'].get.security).toEqual([]);
+    expect(document.paths['/.well-known/oauth-authorization-server'].get.security).toEqual([]);
+  });
+
+  it('gives every response a description, and an example to every body', () => {
+    for (const { path, method, operation } of operations()) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        expect({ path, method, status, description: Boolean(response.description) }).toEqual({
+          path,
+          method,
+          status,
+          description: true,
+        });
+        for (const [type, media] of Object.entries(response.content ?? {})) {
+          if (type === 'text/html') continue;
+          const example = media.example ?? media.examples;
+          expect({ path, method, status, type, example: example !== undefined }).toEqual({
+            path,
+            method,
+            status,
+            type,
+            example: true,
+          });
+        }
+      }
+    }
+    const forbidden = document.paths['/v1/my/anime/{id}/ratings'].delete.responses['403'];
+    expect(Object.keys(forbidden.content?.['application/problem+json'].examples ?? {})).toEqual(
+      expect.arrayContaining(['userAgent', 'ipDenied', 'insufficientScope']),
+    );
+  });
+
+  it('documents every status and header the API actually answers with', async () => {
+    await importTitles(app, [anime(1)]);
+    const { token } = await createUserWithToken(app);
+    const { token: mangaOnly } = await createUserWithToken(app, [SCOPES.manga]);
+    const server = app.getHttpServer();
+    const one = '/v1/my/anime/{id}/ratings';
+    const cases: [string, string, () => Promise<request.Response>][] = [
+      [one, 'put', () => api(app, token).put('/v1/my/anime/1/ratings', { status: 'completed' })],
+      [one, 'get', () => api(app, token).get('/v1/my/anime/1/ratings')],
+      [one, 'get', () => api(app).get('/v1/my/anime/1/ratings')],
+      [one, 'get', () => api(app, 'not-a-token').get('/v1/my/anime/1/ratings')],
+      [one, 'get', () => api(app, mangaOnly).get('/v1/my/anime/1/ratings')],
+      [
+        one,
+        'get',
+        () =>
+          request(server)
+            .get('/v1/my/anime/1/ratings')
+            .set('User-Agent', 'curl/8.0')
+            .set('Authorization', `Bearer ${token}`),
+      ],
+      [one, 'get', () => api(app, token).get('/v1/my/anime/999/ratings')],
+      [one, 'put', () => api(app, token).put('/v1/my/anime/1/ratings', { status: 'nope' })],
+      [
+        one,
+        'put',
+        () =>
+          api(app, token).put('/v1/my/anime/1/ratings').set('Content-Type', 'text/plain').send('x'),
+      ],
+      [one, 'delete', () => api(app, token).delete('/v1/my/anime/0/ratings')],
+      [one, 'delete', () => api(app, token).delete('/v1/my/anime/1/ratings')],
+      ['/v1/my/anime/ratings', 'get', () => api(app, token).get('/v1/my/anime/ratings?limit=1')],
+      ['/v1/my/profile', 'get', () => api(app, token).get('/v1/my/profile')],
+      ['/health', 'get', () => request(server).get('/health')],
+      [
+        '/oauth/token',
+        'post',
+        () =>
+          request(server)
+            .post('/oauth/token')
+            .type('form')
+            .send({ grant_type: 'authorization_code' }),
+      ],
+      [
+        '/oauth/token',
+        'post',
+        () =>
+          request(server)
+            .post('/oauth/token')
+            .auth('nobody', 'wrong')
+            .type('form')
+            .send({ grant_type: 'authorization_code', code: 'x' }),
+      ],
+      ['/oauth/authorize', 'get', () => request(server).get('/oauth/authorize?client_id=nobody')],
+      [
+        '/.well-known/oauth-authorization-server',
+        'get',
+        () => request(server).get('/.well-known/oauth-authorization-server'),
+      ],
+    ];
+    const seen = new Set<number>();
+    for (const [path, method, send] of cases) {
+      const response = await send();
+      seen.add(response.status);
+      expectDocumented(path, method, response);
+    }
+    // The cases above do reach these statuses, so the checks above were not vacuous.
+    expect([...seen].sort()).toEqual(expect.arrayContaining([200, 400, 401, 403, 404, 415]));
+    expect(USER_AGENT).toMatch(/^\S+\/\S+ \(.+\)$/);
+  });
+});
