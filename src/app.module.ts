@@ -14,6 +14,7 @@ import { CountersModule } from './counters/counters.module';
 import { DatabaseModule } from './database/database.module';
 import { ENTITIES } from './entities';
 import { HealthModule } from './health/health.module';
+import { MalListsModule } from './mal-lists/mal-lists.module';
 import { OAuthModule } from './oauth/oauth.module';
 import { ProfileModule } from './profile/profile.module';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
@@ -39,6 +40,7 @@ export class AppModule {
         RateLimitModule,
         RatingsModule,
         SyncModule,
+        MalListsModule,
         ProfileModule,
         HealthModule,
         // Outside the pipeline below: no route of it carries @Authenticated/@Scopes/@RateLimited.

@@ -6,6 +6,7 @@ import { problemBody } from './common/problem';
 import { sendProblem } from './common/problem-details.filter';
 import { requestIdFor } from './common/request-id';
 import { buildOpenApiDocument } from './docs/openapi-document';
+import { registerXmlBodies } from './mal-lists/import-body';
 import { addRateLimitHeadersHook } from './rate-limit/rate-limit-headers.hook';
 import { RateLimitService } from './rate-limit/rate-limit.service';
 import type { AppConfig, LogLevel } from './config/app-config';
@@ -53,6 +54,7 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) =>
     done(null, undefined),
   );
+  registerXmlBodies(fastify);
   // application/json and application/x-www-form-urlencoded (the /oauth form posts) are parsed by
   // the parsers Nest's Fastify adapter registers at init(), for main.ts and the e2e apps alike;
   // registering another here would clash with them. A form body sent to PUT /v1/… is parsed but

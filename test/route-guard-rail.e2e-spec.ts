@@ -8,6 +8,7 @@ import { SCOPES } from '../src/auth/scopes';
 import { RATE_LIMIT_KEY, RateLimited } from '../src/rate-limit/rate-limited.decorator';
 import { UnknownMediaTypeController } from '../src/ratings/unknown-media-type.controller';
 import { UnknownMediaTypeChangesController } from '../src/sync/sync.controller';
+import { UnknownMediaTypeListsController } from '../src/mal-lists/mal-lists.controller';
 import { createTestApp } from './utils/test-app';
 
 /**
@@ -19,6 +20,7 @@ import { createTestApp } from './utils/test-app';
 const WITHOUT_SCOPE: readonly unknown[] = [
   UnknownMediaTypeController,
   UnknownMediaTypeChangesController,
+  UnknownMediaTypeListsController,
 ];
 
 interface Route {

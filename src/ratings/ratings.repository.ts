@@ -179,6 +179,22 @@ const WRITTEN_BETWEEN_SQL = `SELECT t.id AS id, t.external_id AS external_id, t.
   WHERE e.user_id = ? AND e.media_type = ? AND e.revision > ? AND e.revision <= ?
   ORDER BY e.revision LIMIT ?`;
 
+// The entries an export writes (decisions §13): titles with an external_id, not_interested left
+// out; the first columns are those of ALL_ENTRIES_SQL, then the title's counts.
+const EXPORTED_ENTRIES_SQL = `SELECT t.id AS id, t.external_id AS external_id, t.title AS title, ${ENTRY_COLUMNS},
+  t.episodes AS episodes, t.chapters AS chapters, t.volumes AS volumes
+  FROM rating_entries e INNER JOIN titles t ON t.media_type = e.media_type AND t.id = e.title_id
+  WHERE e.user_id = ? AND e.media_type = ? AND t.external_id IS NOT NULL
+    AND e.status <> 'not_interested'
+  ORDER BY e.title_id`;
+
+/** The catalog's counts of a title, as an export writes them. */
+export interface TitleCounts {
+  episodes: number | null;
+  chapters: number | null;
+  volumes: number | null;
+}
+
 const LIST_STATE_SQL = `SELECT u.created_at AS created_at, r.revision AS revision,
   r.catalog_version AS catalog_version
   FROM users u LEFT JOIN rating_revisions r ON r.user_id = u.id AND r.media_type = ?
@@ -196,6 +212,9 @@ export interface ListState {
   /** Moves when a catalog update changes a title the list holds. */
   catalogVersion: number;
 }
+
+/** Ids per look-up statement: well within both databases' limits on parameters. */
+const LOOKUP_BATCH = 500;
 
 const DELETE_ENTRY_SQL = 'DELETE FROM rating_entries WHERE id = ?';
 const REVISION_SQL = 'SELECT revision FROM rating_revisions WHERE user_id = ? AND media_type = ?';
@@ -259,6 +278,38 @@ export class RatingsRepository {
       revision: Number(values[values.length - 1]),
       entry: toView(mediaType, values),
     }));
+  }
+
+  /** The entries an export writes, by title id, with their titles' counts. */
+  async exportedEntries<M extends MediaType>(
+    userId: number,
+    mediaType: M,
+  ): Promise<{ entry: RatingViewOf<M>; counts: TitleCounts }[]> {
+    const rows = await selectArrays(this.dataSource, EXPORTED_ENTRIES_SQL, [userId, mediaType]);
+    return rows.map((values) => {
+      const [episodes, chapters, volumes] = values.slice(-3) as (number | null)[];
+      return { entry: toView(mediaType, values), counts: { episodes, chapters, volumes } };
+    });
+  }
+
+  /** The titles holding these external ids, each with the user's entry if any. */
+  async titlesWithEntriesByExternalId(
+    userId: number,
+    mediaType: MediaType,
+    externalIds: number[],
+  ): Promise<TitleWithEntryRow[]> {
+    const rows: TitleWithEntryRow[] = [];
+    for (let i = 0; i < externalIds.length; i += LOOKUP_BATCH) {
+      const batch = externalIds.slice(i, i + LOOKUP_BATCH);
+      const sql = TITLE_WITH_ENTRY_SQL.byExternalId.replace(
+        't.external_id = ?',
+        `t.external_id IN (${batch.map(() => '?').join(', ')})`,
+      );
+      rows.push(
+        ...(await this.dataSource.query<TitleWithEntryRow[]>(sql, [userId, mediaType, ...batch])),
+      );
+    }
+    return rows;
   }
 
   /** Null when the user no longer exists. */

@@ -17,6 +17,7 @@ import {
   RatingsRepository,
   RatingViewOf,
   TitleKey,
+  TitleWithEntryRow,
   viewOfRow,
 } from './ratings.repository';
 import type { TitleRef } from './title-ref';
@@ -65,6 +66,20 @@ export class RatingsService {
     options: ListOptions,
   ): Promise<{ entries: RatingViewOf<M>[]; hasMore: boolean }> {
     return this.repository.listedEntries(userId, mediaType, options);
+  }
+
+  /** The entries a MyAnimeList export writes, with their titles' counts (decisions §13). */
+  exportedEntries<M extends MediaType>(userId: number, mediaType: M) {
+    return this.repository.exportedEntries(userId, mediaType);
+  }
+
+  /** Titles by external id, each with the user's entry if any: the look-ups of an import. */
+  titlesWithEntriesByExternalId(
+    userId: number,
+    mediaType: MediaType,
+    externalIds: number[],
+  ): Promise<TitleWithEntryRow[]> {
+    return this.repository.titlesWithEntriesByExternalId(userId, mediaType, externalIds);
   }
 
   /** Where the list stands (its revision and catalog version); null when the user is gone. */
@@ -170,4 +185,4 @@ function pickExternalIdFlag(ref: TitleRef, body: PutRatingDto): boolean {
   return fromBody ?? fromQuery ?? false;
 }
 
-export type { TitleKey };
+export type { TitleKey, TitleWithEntryRow };

@@ -1,0 +1,124 @@
+import type { MediaType } from '../common/media-type';
+import type { AnimeRatingView, MangaRatingView } from '../ratings/dto/rating-view.dto';
+import type { TitleCounts } from '../ratings/ratings.repository';
+import {
+  CDATA_ELEMENTS,
+  ExportedStatus,
+  MAL_FORMAT,
+  malDesireOf,
+  malPriorityOf,
+  malStatusOf,
+  NO_DATE,
+} from './mal-format';
+
+export interface ExportedEntry {
+  entry: AnimeRatingView | MangaRatingView;
+  counts: TitleCounts;
+}
+
+/** Characters XML 1.0 cannot carry (lone surrogates included): written as U+FFFD. */
+const NOT_XML_CHAR = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+function xmlChars(text: string): string {
+  return text.replace(NOT_XML_CHAR, '\uFFFD');
+}
+
+function escapeText(text: string): string {
+  return xmlChars(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** A `]]>` inside the text ends one CDATA section and starts the next between `]]` and `>`. */
+function cdata(text: string): string {
+  return `<![CDATA[${xmlChars(text).replace(/]]>/g, ']]]]><![CDATA[>')}]]>`;
+}
+
+function element(name: string, value: string | number): string {
+  const text = CDATA_ELEMENTS.has(name) ? cdata(String(value)) : escapeText(String(value));
+  return `\t\t<${name}>${text}</${name}>\n`;
+}
+
+/** The values of one entry's elements (decisions §13), by element name. */
+function valuesOf(
+  mediaType: MediaType,
+  { entry, counts }: ExportedEntry,
+): Record<string, string | number> {
+  const status = malStatusOf(mediaType, entry.status as ExportedStatus);
+  const common = {
+    my_id: 0,
+    my_start_date: entry.start_date ?? NO_DATE,
+    my_finish_date: entry.end_date ?? NO_DATE,
+    my_score: entry.public_rating,
+    my_storage: '',
+    my_status: status,
+    my_comments: entry.notes,
+    my_tags: '',
+    my_priority: malPriorityOf(entry.priority),
+    my_discuss: 0,
+    my_sns: '',
+    update_on_import: 1,
+  };
+  if (mediaType === 'anime') {
+    const anime = entry as AnimeRatingView;
+    return {
+      ...common,
+      series_animedb_id: anime.external_id!,
+      series_title: anime.title,
+      series_type: '',
+      series_episodes: counts.episodes ?? 0,
+      my_watched_episodes: anime.episodes_watched,
+      my_rated: '',
+      my_storage_value: 0,
+      my_times_watched: anime.times_rewatched,
+      my_rewatch_value: malDesireOf(anime.rewatch_desire),
+      my_rewatching: anime.is_rewatching ? 1 : 0,
+      my_rewatching_ep: 0,
+    };
+  }
+  const manga = entry as MangaRatingView;
+  return {
+    ...common,
+    manga_mangadb_id: manga.external_id!,
+    manga_title: manga.title,
+    manga_volumes: counts.volumes ?? 0,
+    manga_chapters: counts.chapters ?? 0,
+    my_read_volumes: manga.volumes_read,
+    my_read_chapters: manga.chapters_read,
+    my_scanalation_group: '',
+    my_retail_volumes: 0,
+    my_times_read: manga.times_reread,
+    my_reread_value: malDesireOf(manga.reread_desire),
+    my_rereading: manga.is_rereading ? 'YES' : 'NO',
+  };
+}
+
+/** The whole export document (decisions §13): `<myinfo>` with the totals, then every entry. */
+export function malExportXml(
+  mediaType: MediaType,
+  user: { id: number; name: string },
+  entries: ExportedEntry[],
+): string {
+  const format = MAL_FORMAT[mediaType];
+  const count = (status: string) => entries.filter((e) => e.entry.status === status).length;
+  const totals = format.totals;
+  const parts = [
+    '<?xml version="1.0" encoding="UTF-8" ?>\n<myanimelist>\n\t<myinfo>\n',
+    element('user_id', user.id),
+    element('user_name', user.name),
+    element('user_export_type', format.exportType),
+    element(totals.all, entries.length),
+    element(totals.ongoing, count('ongoing')),
+    element(totals.completed, count('completed')),
+    element(totals.on_hold, count('on_hold')),
+    element(totals.dropped, count('dropped')),
+    element(totals.bookmark, count('bookmark')),
+    '\t</myinfo>\n',
+  ];
+  for (const exported of entries) {
+    const values = valuesOf(mediaType, exported);
+    parts.push(`\t<${format.entryElement}>\n`);
+    for (const name of format.elements) parts.push(element(name, values[name]));
+    parts.push(`\t</${format.entryElement}>\n`);
+  }
+  parts.push('</myanimelist>\n');
+  return parts.join('');
+}

@@ -1,0 +1,18 @@
+import { Module } from '@nestjs/common';
+import { RatingsModule } from '../ratings/ratings.module';
+import { UsersModule } from '../users/users.module';
+import {
+  AnimeListsController,
+  MangaListsController,
+  UnknownMediaTypeListsController,
+} from './mal-lists.controller';
+import { MalListsService } from './mal-lists.service';
+
+/** MyAnimeList XML export and import of a user's list (decisions §13). */
+@Module({
+  imports: [RatingsModule, UsersModule],
+  controllers: [AnimeListsController, MangaListsController, UnknownMediaTypeListsController],
+  providers: [MalListsService],
+  exports: [MalListsService],
+})
+export class MalListsModule {}
