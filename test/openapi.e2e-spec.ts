@@ -184,6 +184,31 @@ describe('OpenAPI document (issue 12 points 14-17)', () => {
       [one, 'delete', () => api(app, token).delete('/v1/my/anime/1/ratings')],
       ['/v1/my/anime/ratings', 'get', () => api(app, token).get('/v1/my/anime/ratings?limit=1')],
       ['/v1/my/profile', 'get', () => api(app, token).get('/v1/my/profile')],
+      ['/v1/my/anime/export', 'get', () => api(app, token).get('/v1/my/anime/export')],
+      [
+        '/v1/my/anime/import',
+        'post',
+        () =>
+          request(server)
+            .post('/v1/my/anime/import')
+            .set('User-Agent', USER_AGENT)
+            .set('Authorization', `Bearer ${token}`)
+            .set('Content-Type', 'application/xml')
+            .send(
+              '<myanimelist><myinfo><user_export_type>1</user_export_type></myinfo></myanimelist>',
+            ),
+      ],
+      [
+        '/v1/my/anime/import',
+        'post',
+        () =>
+          request(server)
+            .post('/v1/my/anime/import')
+            .set('User-Agent', USER_AGENT)
+            .set('Authorization', `Bearer ${token}`)
+            .set('Content-Type', 'text/plain')
+            .send('x'),
+      ],
       ['/health', 'get', () => request(server).get('/health')],
       [
         '/oauth/token',

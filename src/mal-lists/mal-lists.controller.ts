@@ -35,7 +35,7 @@ class SkippedElementView implements SkippedElement {
   @ApiProperty({ type: 'integer', nullable: true, example: 5114 })
   external_id: number | null;
 
-  @ApiProperty({ enum: ['not_in_catalog', 'invalid'] })
+  @ApiProperty({ enum: ['not_in_catalog', 'invalid'], example: 'not_in_catalog' })
   reason: 'not_in_catalog' | 'invalid';
 
   @ApiProperty({ example: 'No anime title has external_id 5114' })
@@ -43,10 +43,10 @@ class SkippedElementView implements SkippedElement {
 }
 
 class ListImportSummaryView implements ListImportSummary {
-  @ApiProperty({ type: 'integer', description: 'Entries created' })
+  @ApiProperty({ type: 'integer', description: 'Entries created', example: 120 })
   created: number;
 
-  @ApiProperty({ type: 'integer', description: 'Entries where a mapped field changed' })
+  @ApiProperty({ type: 'integer', description: 'Entries where a mapped field changed', example: 3 })
   updated: number;
 
   @ApiProperty({
@@ -67,6 +67,7 @@ function isXml(contentType: string | undefined): boolean {
 
 function listsControllerFor(mediaType: MediaType) {
   const fileName = mediaType === 'anime' ? 'animelist.xml' : 'mangalist.xml';
+  const Media = mediaType === 'anime' ? 'Anime' : 'Manga';
 
   @ApiTags(`${mediaType} ratings`)
   @Controller(`v1/my/${mediaType}`)
@@ -77,6 +78,7 @@ function listsControllerFor(mediaType: MediaType) {
     @Get('export')
     @RateLimited(LIST_ENDPOINTS.export)
     @ApiOperation({
+      operationId: `export${Media}List`,
       summary: `Your ${mediaType} list as a MyAnimeList XML export`,
       description:
         "Every entry whose title has an external_id, except not_interested ones, by title id, in MyAnimeList's export format (the file MyAnimeList's own import reads).",
@@ -84,7 +86,12 @@ function listsControllerFor(mediaType: MediaType) {
     @ApiProduces('application/xml')
     @ApiOkResponse({
       description: `The XML file, with \`Content-Disposition: attachment; filename="${fileName}"\``,
-      content: { 'application/xml': { schema: { type: 'string' } } },
+      content: {
+        'application/xml': {
+          schema: { type: 'string' },
+          example: `<?xml version="1.0" encoding="UTF-8" ?>\n<myanimelist>\n\t<myinfo>\n\t\t<user_id>1</user_id>\n\t\t<user_name>alice</user_name>\n\t\t<user_export_type>${mediaType === 'anime' ? 1 : 2}</user_export_type>\n\t\t…\n\t</myinfo>\n\t<${mediaType}>\n\t\t…\n\t</${mediaType}>\n</myanimelist>\n`,
+        },
+      },
     })
     async export(
       @CurrentUser() user: AuthenticatedUser,
@@ -102,6 +109,7 @@ function listsControllerFor(mediaType: MediaType) {
     @RouteConfig({ [STREAMED_BODY]: true })
     @RateLimited(LIST_ENDPOINTS.import)
     @ApiOperation({
+      operationId: `import${Media}List`,
       summary: `Import a MyAnimeList ${mediaType} XML export into your list`,
       description:
         "The body is the XML file (`application/xml` or `text/xml`), optionally with `Content-Encoding: gzip`, at most 8 MiB after decompression. Elements are matched to titles by external_id; an existing entry is updated only when the element's `update_on_import` is 1. Elements that cannot be applied are listed in `skipped`; all others are written in one transaction. A DTD, entity declarations or XML that is not well formed: 400 with the line.",
