@@ -17,6 +17,10 @@ describe('foundation: health, errors, request ids, docs', () => {
   it('GET /health answers {"status":"ok"} without token or User-Agent', async () => {
     const response = await request(app.getHttpServer()).get('/health').expect(200);
     expect(response.body).toEqual({ status: 'ok' });
+    for (const path of ['/health/live', '/health/ready']) {
+      const split = await request(app.getHttpServer()).get(path).expect(200);
+      expect(split.body).toEqual({ status: 'ok' });
+    }
   });
 
   it.each(['/v1/anything', '/v1/my/anime', '/nothing/here'])(
@@ -78,6 +82,9 @@ describe('foundation: health, errors, request ids, docs', () => {
         success: false,
         detail: 'The database does not answer',
       });
+      await request(other.getHttpServer()).get('/health/ready').expect(503);
+      // Liveness never touches the database: the process still serves.
+      await request(other.getHttpServer()).get('/health/live').expect(200);
     } finally {
       await other.close();
     }

@@ -58,7 +58,8 @@ export class BearerAuthGuard implements CanActivate {
     request: FastifyRequest,
   ): AuthenticatedUser {
     if (error instanceof Error) throw error;
-    if (error) throw new Error('Bearer authentication failed');
+    // Not an Error of this realm, e.g. a driver's: kept as the cause, for a database outage's 503.
+    if (error) throw new Error('Bearer authentication failed', { cause: error });
     if (user) return user;
 
     const authorization = request.headers.authorization;

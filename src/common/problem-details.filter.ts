@@ -1,5 +1,14 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import {
+  ArgumentsHost,
+  Catch,
+  ExceptionFilter,
+  HttpException,
+  Logger,
+  Optional,
+} from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DatabaseAvailability } from '../database/database-availability.service';
+import { isDatabaseUnavailable } from '../database/database-timeouts';
 import {
   PROBLEM_CONTENT_TYPE,
   ProblemDetails,
@@ -28,10 +37,18 @@ const FASTIFY_DETAILS: Record<string, string> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Content-Length does not match the body',
 };
 
+export const DATABASE_UNAVAILABLE = problemBody(
+  503,
+  'The database does not answer in time; try again shortly',
+  PROBLEMS.unavailable,
+);
+
 /** Every error, from any layer, leaves as problem+json (decisions §3). */
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
   private readonly logger = new Logger(ProblemDetailsFilter.name);
+
+  constructor(@Optional() private readonly database?: DatabaseAvailability) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const request = host.switchToHttp().getRequest<FastifyRequest>();
@@ -64,6 +81,11 @@ export class ProblemDetailsFilter implements ExceptionFilter {
         (exception.code && FASTIFY_DETAILS[exception.code]) ??
         (exception.statusCode === 400 ? 'The request body is not valid JSON' : 'Bad request');
       return { problem: problemBody(exception.statusCode, detail), headers: {} };
+    }
+    if (isDatabaseUnavailable(exception)) {
+      // Logged once per outage by DatabaseAvailability, not once per request.
+      this.database?.reportUnavailable(exception);
+      return { problem: DATABASE_UNAVAILABLE, headers: {} };
     }
     return this.unexpected(exception, request);
   }

@@ -16,6 +16,9 @@ describe('loadConfig', () => {
       externalJwt: null,
       logLevel: 'info',
       sync: { retentionSeconds: 2_592_000 },
+      databaseTimeoutMs: 5000,
+      metricsToken: null,
+      purgeIntervalSeconds: 3600,
     });
   });
 
@@ -40,6 +43,9 @@ describe('loadConfig', () => {
       AUTH_JWT_JWKS_URL: 'https://login.example.com/realms/staff/certs',
       AUTH_JWT_AUDIENCE: 'ratings-api',
       LOG_LEVEL: 'DEBUG',
+      DATABASE_TIMEOUT_MS: '1500',
+      METRICS_TOKEN: ' scrape-secret ',
+      PURGE_INTERVAL_SECONDS: '60',
     });
     expect(config.port).toBe(8080);
     expect(config.database).toEqual({ type: 'mysql', url: 'mysql://app:secret@db:3306/ratings' });
@@ -63,6 +69,15 @@ describe('loadConfig', () => {
       audience: 'ratings-api',
     });
     expect(config.logLevel).toBe('debug');
+    expect(config.databaseTimeoutMs).toBe(1500);
+    expect(config.metricsToken).toBe('scrape-secret');
+    expect(config.purgeIntervalSeconds).toBe(60);
+  });
+
+  it('refuses a database timeout below 100 ms and a purge interval of 0', () => {
+    expect(() => loadConfig({ DATABASE_TIMEOUT_MS: '50', PURGE_INTERVAL_SECONDS: '0' })).toThrow(
+      /DATABASE_TIMEOUT_MS must be an integer from 100[\s\S]*PURGE_INTERVAL_SECONDS must be/,
+    );
   });
 
   it('AUTH_JWT_* are set together or not at all, the JWKS at an http(s) URL', () => {

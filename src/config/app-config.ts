@@ -34,6 +34,12 @@ export interface AppConfig {
   logLevel: LogLevel;
   /** How long sync cursors and the deletions they report are kept (decisions §12). */
   sync: { retentionSeconds: number };
+  /** Bound of each query and each wait for a connection (SQLite: its busy timeout), decisions §16. */
+  databaseTimeoutMs: number;
+  /** Bearer token GET /metrics needs; null: /metrics is open (keep it off the public network). */
+  metricsToken: string | null;
+  /** Seconds between two runs of the purges of decisions §16. */
+  purgeIntervalSeconds: number;
 }
 
 export interface ExternalJwtConfig {
@@ -45,6 +51,7 @@ export interface ExternalJwtConfig {
 }
 
 export const DEFAULT_SQLITE_PATH = './data/ratings.sqlite';
+export const DEFAULT_DATABASE_TIMEOUT_MS = 5000;
 
 export class InvalidConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -105,6 +112,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     externalJwt: parseExternalJwt(env, problems),
     logLevel: parseLogLevel(env.LOG_LEVEL, problems),
     sync: { retentionSeconds: parseRetentionDays(env.SYNC_RETENTION_DAYS, problems) * 86_400 },
+    databaseTimeoutMs: integer('DATABASE_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUT_MS, 100, 600_000),
+    metricsToken: env.METRICS_TOKEN?.trim() || null,
+    purgeIntervalSeconds: integer('PURGE_INTERVAL_SECONDS', 3600, 1, 31_536_000),
   };
 
   if (problems.length > 0) throw new InvalidConfigError(problems);

@@ -1,10 +1,13 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource, type DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { DatabaseAvailability } from './database-availability.service';
+import { runMigrationsUnderLock } from './migration-lock';
 import { buildTypeOrmOptions, EntityList } from './typeorm-options';
 
-/** Connects and applies pending migrations at start-up (decisions §9). */
+/** Connects and applies pending migrations at start-up (decisions §9, §16). */
 @Module({})
 export class DatabaseModule {
   /** The server retries a database that is still starting; the CLI fails at once. */
@@ -17,16 +20,23 @@ export class DatabaseModule {
   }): DynamicModule {
     return {
       module: DatabaseModule,
+      global: true,
       imports: [
         TypeOrmModule.forRootAsync({
           inject: [APP_CONFIG],
           useFactory: (config: AppConfig) => ({
-            ...buildTypeOrmOptions(config.database, entities),
+            ...buildTypeOrmOptions(config.database, entities, config.databaseTimeoutMs),
             retryAttempts,
             retryDelay: 1000,
           }),
+          dataSourceFactory: async (options) => {
+            await runMigrationsUnderLock(options as DataSourceOptions);
+            return new DataSource(options as DataSourceOptions).initialize();
+          },
         }),
       ],
+      providers: [DatabaseAvailability],
+      exports: [DatabaseAvailability],
     };
   }
 }

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { DataSourceOptions, EntitySchema } from 'typeorm';
-import type { DatabaseTarget } from '../config/app-config';
+import { AdvancedConsoleLogger, type DataSourceOptions, type EntitySchema } from 'typeorm';
+import { DEFAULT_DATABASE_TIMEOUT_MS, type DatabaseTarget } from '../config/app-config';
 import { InitialSchema1763830000000 } from './migrations/1763830000000-initial-schema';
 import { UserPasswords1795370000000 } from './migrations/1795370000000-user-passwords';
 import { OAuth1795370000001 } from './migrations/1795370000001-oauth';
@@ -26,19 +26,31 @@ export const MIGRATIONS = [
 export type EntityList = (Function | EntitySchema)[];
 
 /**
+ * TypeORM logs every query slower than maxQueryExecutionTime whatever `logging` says; with the
+ * query timeout set to the same value, an outage would log each waiting query's SQL.
+ */
+class QuietLogger extends AdvancedConsoleLogger {
+  override logQuerySlow(): void {}
+}
+
+/**
  * The one options builder behind the app, the CLI, the e2e tests and `ormconfig.ts`. The entities
  * come from the composition root (`src/entities.ts`): this folder knows no feature's tables.
+ * Migrations are not run by TypeORM on connect: DatabaseModule runs them under a lock
+ * (decisions §16).
  */
 export function buildTypeOrmOptions(
   database: DatabaseTarget,
   entities: EntityList,
+  timeoutMs = DEFAULT_DATABASE_TIMEOUT_MS,
 ): DataSourceOptions {
   const common = {
     entities,
     migrations: MIGRATIONS,
-    migrationsRun: true,
+    migrationsRun: false,
     synchronize: false,
     logging: false,
+    logger: new QuietLogger(false),
   } as const;
 
   if (database.type === 'sqlite') {
@@ -48,8 +60,9 @@ export function buildTypeOrmOptions(
       type: 'better-sqlite3',
       database: database.path,
       enableWAL: true,
-      // Waits for a lock held by another process (the CLI next to the server) instead of failing.
-      timeout: 5000,
+      // Waits for a lock held by another process (the CLI next to the server) instead of failing,
+      // as long as DATABASE_TIMEOUT_MS.
+      timeout: timeoutMs,
       prepareDatabase: (db: { pragma(sql: string): unknown }) => {
         db.pragma('foreign_keys = ON');
         db.pragma('synchronous = NORMAL');
@@ -65,6 +78,11 @@ export function buildTypeOrmOptions(
     timezone: 'Z',
     // DATE as 'YYYY-MM-DD' strings: no time-zone shift of calendar dates.
     dateStrings: ['DATE'],
+    // Each query and each connect gives up after DATABASE_TIMEOUT_MS; the wait for a pooled
+    // connection is bounded by DatabaseAvailability (database-timeouts.ts).
+    enableQueryTimeout: true,
+    maxQueryExecutionTime: timeoutMs,
+    connectTimeout: timeoutMs,
     extra: { connectionLimit: 10 },
   };
 }
