@@ -7,6 +7,8 @@ import { sendProblem } from './common/problem-details.filter';
 import { requestIdFor } from './common/request-id';
 import { buildOpenApiDocument } from './docs/openapi-document';
 import { registerXmlBodies } from './mal-lists/import-body';
+import { answerUnsupportedMethods } from './http-server/allowed-methods';
+import { httpServerOptions } from './http-server/http-server';
 import { addRateLimitHeadersHook } from './rate-limit/rate-limit-headers.hook';
 import { RateLimitService } from './rate-limit/rate-limit.service';
 import type { AppConfig, LogLevel } from './config/app-config';
@@ -16,12 +18,18 @@ export const BODY_LIMIT_BYTES = 16384;
 /** The HTTP adapter of main.ts and of the e2e tests. */
 export function createHttpAdapter(config: AppConfig): FastifyAdapter {
   return new FastifyAdapter({
+    ...httpServerOptions(config),
     bodyLimit: BODY_LIMIT_BYTES,
     // The router's default (100) would answer a long {id} or {mediaType} 400 before authentication.
     routerOptions: { maxParamLength: 2048 },
     trustProxy: config.trustProxy,
     genReqId: requestIdFor,
     return503OnClosing: true,
+    // JSON bodies are parsed as JSON.parse does: a `__proto__` or `constructor` key stays an own
+    // property (it never sets a prototype) instead of failing as "not valid JSON", so that the
+    // body validation can name it as the unknown field it is (ApiValidationPipe).
+    onProtoPoisoning: 'ignore',
+    onConstructorPoisoning: 'ignore',
     // Errors raised before routing (an undecodable path) never reach Nest's filters.
     frameworkErrors: (_error: Error, request: FastifyRequest, reply: FastifyReply) => {
       void reply.header('x-request-id', request.id);
@@ -47,6 +55,7 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
+  answerUnsupportedMethods(fastify);
   addRateLimitHeadersHook(fastify, app.get(RateLimitService));
 
   // Bodies of any type are read (up to the size limit) instead of refused at once, so that a wrong

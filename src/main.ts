@@ -4,6 +4,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { configureApp, createHttpAdapter, createLogger } from './app.setup';
 import { InvalidConfigError, loadConfig } from './config/app-config';
+import { listen } from './http-server/listen';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig();
@@ -13,7 +14,7 @@ async function bootstrap(): Promise<void> {
     { logger: createLogger(config.logLevel) },
   );
   configureApp(app);
-  await app.listen(config.port, '0.0.0.0');
+  await listen(app, config);
 }
 
 bootstrap().catch((error: unknown) => {

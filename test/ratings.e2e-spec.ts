@@ -594,6 +594,29 @@ describe('ratings API', () => {
       expect(await getOne('anime', 1)).toEqual([]);
     });
 
+    it('refuses __proto__, constructor and prototype keys by name, storing nothing and touching no prototype', async () => {
+      const raws = [
+        '{"status":"completed","__proto__":{"status":"dropped","polluted":1}}',
+        '{"status":"completed","constructor":{"prototype":{"polluted":1}}}',
+        '{"status":"completed","prototype":{"polluted":1}}',
+        '{"status":"completed","prototype":1}',
+        '{"status":"completed","__proto__":1,"foo":2,"public_rating":11}',
+      ];
+      await expectOutcomes(
+        raws,
+        (raw) => putRaw('anime', 1, raw),
+        (raw) =>
+          problem(
+            400,
+            Object.keys(JSON.parse(raw) as object).filter((key) => key !== 'status'),
+          ),
+      );
+      expect(await getOne('anime', 1)).toEqual([]);
+      expect(Object.prototype).not.toHaveProperty('polluted');
+      const named = await putRaw('anime', 1, raws[0]);
+      expect(messageFor(named, '__proto__')).toBe('is not a known field');
+    });
+
     it('refuses every manga field on anime, each named and explained', async () => {
       const body = Object.fromEntries(MANGA_ONLY.map((field) => [field, 1]));
       const response = await put('anime', 1, { status: 'completed', ...body });

@@ -47,21 +47,29 @@ export class ApiValidationPipe extends ValidationPipe {
         tooDeep.map((field) => ({ field, message: 'is nested too deeply' })),
       );
     }
-    // class-transformer silently drops keys that name a method every object inherits
-    // (constructor, toString, ...), so whitelist validation never sees them.
-    const inherited: FieldError[] = Object.keys(body)
-      .filter((key) => typeof Reflect.get(Object.prototype, key) === 'function')
-      .map((field) => ({ field, message: 'is not a known field' }));
-    if (inherited.length === 0) return super.transform(value, metadata);
+    // Keys that name something every object or function has (__proto__, constructor, prototype,
+    // toString, ...) are dropped or mishandled by class-transformer, so whitelist validation never
+    // sees them: they are named here, and kept away from the transformation (a `__proto__` key
+    // given to an assignment would replace the instance's prototype).
+    const special = Object.keys(body).filter(isSpecialKey);
+    if (special.length === 0) return super.transform(value, metadata);
+    const rest = Object.fromEntries(Object.entries(body).filter(([key]) => !isSpecialKey(key)));
     let others: FieldError[] = [];
     try {
-      await super.transform(value, metadata);
+      await super.transform(rest, metadata);
     } catch (error) {
       if (!(error instanceof ProblemException) || !error.problem.errors) throw error;
       others = error.problem.errors;
     }
-    throw ProblemException.validation([...others, ...inherited]);
+    throw ProblemException.validation([
+      ...others,
+      ...special.map((field) => ({ field, message: 'is not a known field' })),
+    ]);
   }
+}
+
+function isSpecialKey(key: string): boolean {
+  return key === '__proto__' || key === 'prototype' || key in Object.prototype;
 }
 
 const MAX_DEPTH = 32;

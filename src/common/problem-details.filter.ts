@@ -127,6 +127,8 @@ export function sendProblem(
   void reply
     .status(problem.status)
     .headers(headers)
+    // Also set by an onRequest hook, which some of Fastify's own answers skip.
+    .header('x-request-id', reply.request.id)
     .header('content-type', PROBLEM_CONTENT_TYPE)
     .send(JSON.stringify(problem));
 }

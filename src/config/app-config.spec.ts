@@ -5,6 +5,8 @@ describe('loadConfig', () => {
     const config = loadConfig({});
     expect(config).toEqual({
       port: 3000,
+      host: null,
+      http: { requestTimeoutSeconds: 30, maxConnections: 1000 },
       database: { type: 'sqlite', path: './data/ratings.sqlite' },
       redisUrl: null,
       redisKeyPrefix: 'ratings:',
@@ -98,6 +100,21 @@ describe('loadConfig', () => {
     ['sqlite:./local.sqlite', { type: 'sqlite', path: './local.sqlite' }],
   ])('DATABASE_URL=%s', (url, expected) => {
     expect(loadConfig({ DATABASE_URL: url }).database).toEqual(expected);
+  });
+
+  it('HOST, REQUEST_TIMEOUT_SECONDS and MAX_CONNECTIONS', () => {
+    for (const host of ['127.0.0.1', '::1', '::', '0.0.0.0', 'localhost', 'api.internal']) {
+      expect(loadConfig({ HOST: host }).host).toBe(host);
+    }
+    for (const host of ['[::1]', 'http://x', 'a b', '127.0.0.1:80']) {
+      expect(() => loadConfig({ HOST: host })).toThrow(/HOST must be/);
+    }
+    expect(loadConfig({ REQUEST_TIMEOUT_SECONDS: '5', MAX_CONNECTIONS: '64' }).http).toEqual({
+      requestTimeoutSeconds: 5,
+      maxConnections: 64,
+    });
+    expect(() => loadConfig({ REQUEST_TIMEOUT_SECONDS: '0' })).toThrow(/REQUEST_TIMEOUT_SECONDS/);
+    expect(() => loadConfig({ MAX_CONNECTIONS: '0' })).toThrow(/MAX_CONNECTIONS/);
   });
 
   it('TRUST_PROXY=true trusts every proxy, a number that many hops', () => {

@@ -12,6 +12,14 @@ export interface RateWindow {
 /** The whole environment of decisions §9, parsed and validated once. */
 export interface AppConfig {
   port: number;
+  /** HOST: the listening address; null = every interface (`::`, or `0.0.0.0` without IPv6). */
+  host: string | null;
+  http: {
+    /** REQUEST_TIMEOUT_SECONDS: the whole request, headers and body, from its first byte. */
+    requestTimeoutSeconds: number;
+    /** MAX_CONNECTIONS: open connections an instance keeps; further ones are closed at once. */
+    maxConnections: number;
+  };
   database: DatabaseTarget;
   redisUrl: string | null;
   /** Prefix of every Redis key, so that deployments (or test runs) can share one Redis. */
@@ -81,6 +89,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
 
   const config: AppConfig = {
     port: integer('PORT', 3000, 0, 65535),
+    host: parseHost(env.HOST, problems),
+    http: {
+      requestTimeoutSeconds: integer('REQUEST_TIMEOUT_SECONDS', 30, 1, 3600),
+      maxConnections: integer('MAX_CONNECTIONS', 1000, 1, 1_000_000),
+    },
     database: parseDatabaseUrl(env.DATABASE_URL, problems),
     redisUrl: parseRedisUrl(env.REDIS_URL, problems),
     redisKeyPrefix: env.REDIS_KEY_PREFIX?.trim() || 'ratings:',
@@ -119,6 +132,18 @@ export function loadConfig(env: Env = process.env): AppConfig {
 
   if (problems.length > 0) throw new InvalidConfigError(problems);
   return config;
+}
+
+/** An IP address (IPv4, or IPv6 without brackets) or a host name such as `localhost`. */
+function parseHost(raw: string | undefined, problems: string[]): string | null {
+  const value = raw?.trim() ?? '';
+  if (value === '') return null;
+  if (isIP(value) !== 0 || /^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(value))
+    return value;
+  problems.push(
+    `HOST must be an IP address (such as 127.0.0.1 or ::) or a host name (got "${raw}")`,
+  );
+  return null;
 }
 
 const MAX_RETENTION_DAYS = 36_500;
