@@ -22,6 +22,7 @@ import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RatingsModule } from './ratings/ratings.module';
 import { SyncModule } from './sync/sync.module';
 import { UsersModule } from './users/users.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({})
 export class AppModule {
@@ -41,6 +42,7 @@ export class AppModule {
         RatingsModule,
         SyncModule,
         MalListsModule,
+        WebhooksModule,
         ProfileModule,
         HealthModule,
         // Outside the pipeline below: no route of it carries @Authenticated/@Scopes/@RateLimited.

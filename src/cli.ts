@@ -16,6 +16,14 @@ import { OAuthClientsModule } from './oauth/oauth-clients.module';
 import { RatingsModule } from './ratings/ratings.module';
 import { SyncHooksModule } from './sync/sync-hooks.module';
 import { UsersModule } from './users/users.module';
+import { WebhookOutboxModule } from './webhooks/webhook-outbox.module';
+import {
+  CreateWebhookCommand,
+  DeleteWebhookCommand,
+  ListWebhooksCommand,
+  WebhookDeliveriesCommand,
+  WebhooksCommand,
+} from './webhooks/webhooks.command';
 import { CreateUserCommand, SetPasswordCommand, UsersCommand } from './users/users.command';
 
 /**
@@ -31,6 +39,7 @@ import { CreateUserCommand, SetPasswordCommand, UsersCommand } from './users/use
     // Entry writes from the command line take the same path (and hooks) as the server's.
     RatingsModule,
     SyncHooksModule,
+    WebhookOutboxModule,
     TokensModule,
     CatalogModule,
     OAuthClientsModule,
@@ -47,6 +56,11 @@ import { CreateUserCommand, SetPasswordCommand, UsersCommand } from './users/use
     RevokeTokenCommand,
     CatalogCommand,
     ImportCatalogCommand,
+    WebhooksCommand,
+    CreateWebhookCommand,
+    ListWebhooksCommand,
+    DeleteWebhookCommand,
+    WebhookDeliveriesCommand,
   ],
 })
 class CliModule {}

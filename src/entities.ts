@@ -12,6 +12,7 @@ import { OAuthGrant } from './oauth/entities/oauth-grant.entity';
 import { RefreshToken } from './oauth/entities/refresh-token.entity';
 import { SyncDeletion } from './sync/sync-deletion.entity';
 import { SyncKey } from './sync/sync-key.entity';
+import { Webhook } from './webhooks/webhook.entity';
 
 export const ENTITIES = [
   User,
@@ -27,4 +28,5 @@ export const ENTITIES = [
   SyncKey,
   ExternalIdentity,
   BlockedExternalIdentity,
+  Webhook,
 ];

@@ -21,6 +21,11 @@ describe('loadConfig', () => {
       databaseTimeoutMs: 5000,
       metricsToken: null,
       purgeIntervalSeconds: 3600,
+      webhooks: {
+        retrySeconds: [5, 30, 120, 600, 1800, 7200, 21600],
+        allowPrivate: false,
+        timeoutSeconds: 10,
+      },
     });
   });
 
@@ -179,5 +184,33 @@ describe('loadConfig', () => {
 
   it.each(['0', '-1', 'soon', '1e3', '36501', '.5'])('refuses SYNC_RETENTION_DAYS=%s', (raw) => {
     expect(() => loadConfig({ SYNC_RETENTION_DAYS: raw })).toThrow(/SYNC_RETENTION_DAYS/);
+  });
+
+  it('reads the webhook variables', () => {
+    const config = loadConfig({
+      WEBHOOK_RETRY_SECONDS: '1, 0.5,30',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WEBHOOK_TIMEOUT_SECONDS: '2.5',
+    });
+    expect(config.webhooks).toEqual({
+      retrySeconds: [1, 0.5, 30],
+      allowPrivate: true,
+      timeoutSeconds: 2.5,
+    });
+  });
+
+  it.each(['5,,30', 'soon', '-1', '5;30', '700000', Array(21).fill('1').join(',')])(
+    'refuses WEBHOOK_RETRY_SECONDS=%s',
+    (raw) => {
+      expect(() => loadConfig({ WEBHOOK_RETRY_SECONDS: raw })).toThrow(/WEBHOOK_RETRY_SECONDS/);
+    },
+  );
+
+  it.each([
+    ['WEBHOOK_ALLOW_PRIVATE', 'yes'],
+    ['WEBHOOK_TIMEOUT_SECONDS', '0'],
+    ['WEBHOOK_TIMEOUT_SECONDS', '61'],
+  ])('refuses %s=%s', (name, raw) => {
+    expect(() => loadConfig({ [name]: raw })).toThrow(new RegExp(name));
   });
 });

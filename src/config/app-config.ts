@@ -48,7 +48,20 @@ export interface AppConfig {
   metricsToken: string | null;
   /** Seconds between two runs of the purges of decisions §16. */
   purgeIntervalSeconds: number;
+  webhooks: WebhooksConfig;
 }
+
+/** Outbound webhooks (decisions §15). */
+export interface WebhooksConfig {
+  /** The delay before each retry, in seconds: 1 + retrySeconds.length attempts in all. */
+  retrySeconds: number[];
+  /** true: receivers on loopback, private and other non-global addresses are allowed. */
+  allowPrivate: boolean;
+  /** An attempt without a complete response after this many seconds is aborted and fails. */
+  timeoutSeconds: number;
+}
+
+export const DEFAULT_WEBHOOK_RETRY_SECONDS = [5, 30, 120, 600, 1800, 7200, 21600];
 
 export interface ExternalJwtConfig {
   /** Expected `iss`, exactly. */
@@ -128,6 +141,21 @@ export function loadConfig(env: Env = process.env): AppConfig {
     databaseTimeoutMs: integer('DATABASE_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUT_MS, 100, 600_000),
     metricsToken: env.METRICS_TOKEN?.trim() || null,
     purgeIntervalSeconds: integer('PURGE_INTERVAL_SECONDS', 3600, 1, 31_536_000),
+    webhooks: {
+      retrySeconds: parseRetrySeconds(env.WEBHOOK_RETRY_SECONDS, problems),
+      allowPrivate: parseBoolean(
+        'WEBHOOK_ALLOW_PRIVATE',
+        env.WEBHOOK_ALLOW_PRIVATE,
+        false,
+        problems,
+      ),
+      timeoutSeconds: parseSeconds(
+        'WEBHOOK_TIMEOUT_SECONDS',
+        env.WEBHOOK_TIMEOUT_SECONDS,
+        10,
+        problems,
+      ),
+    },
   };
 
   if (problems.length > 0) throw new InvalidConfigError(problems);
@@ -159,6 +187,41 @@ function parseRetentionDays(raw: string | undefined, problems: string[]): number
     return 30;
   }
   return days;
+}
+
+const MAX_RETRIES = 20;
+const MAX_DELAY_SECONDS = 604_800;
+
+/** A comma list of delays in seconds (decimals allowed), at most 20 of them, each up to a week. */
+function parseRetrySeconds(raw: string | undefined, problems: string[]): number[] {
+  if (raw === undefined || raw.trim() === '') return DEFAULT_WEBHOOK_RETRY_SECONDS;
+  const parts = raw.split(',').map((part) => part.trim());
+  const valid = parts.every(
+    (part) => /^\d+(\.\d+)?$/.test(part) && Number(part) <= MAX_DELAY_SECONDS,
+  );
+  if (!valid || parts.length > MAX_RETRIES) {
+    problems.push(
+      `WEBHOOK_RETRY_SECONDS must be a comma list of at most ${MAX_RETRIES} delays in seconds, each from 0 to ${MAX_DELAY_SECONDS} (got "${raw}")`,
+    );
+    return DEFAULT_WEBHOOK_RETRY_SECONDS;
+  }
+  return parts.map(Number);
+}
+
+/** Seconds above 0 and at most 60, decimals allowed. */
+function parseSeconds(
+  name: string,
+  raw: string | undefined,
+  fallback: number,
+  problems: string[],
+): number {
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const seconds = Number(raw.trim());
+  if (!/^\d+(\.\d+)?$/.test(raw.trim()) || seconds <= 0 || seconds > 60) {
+    problems.push(`${name} must be a number of seconds above 0 and at most 60 (got "${raw}")`);
+    return fallback;
+  }
+  return seconds;
 }
 
 function parseDatabaseUrl(raw: string | undefined, problems: string[]): DatabaseTarget {

@@ -10,6 +10,7 @@ import { RatingRevisions1800000000001 } from './migrations/1800000000001-rating-
 import { Sync1800000700000 } from './migrations/1800000700000-sync';
 import { CatalogVersions1800000700001 } from './migrations/1800000700001-catalog-versions';
 import { ExternalIdentities1800000100000 } from './migrations/1800000100000-external-identities';
+import { Webhooks1800000600000 } from './migrations/1800000600000-webhooks';
 
 export const MIGRATIONS = [
   InitialSchema1763830000000,
@@ -18,6 +19,7 @@ export const MIGRATIONS = [
   UserListVersion1795370000002,
   RatingRevisions1800000000001,
   ExternalIdentities1800000100000,
+  Webhooks1800000600000,
   Sync1800000700000,
   CatalogVersions1800000700001,
 ];

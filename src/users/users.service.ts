@@ -9,6 +9,7 @@ import { User } from './user.entity';
 const MAX_NAME_LENGTH = 64;
 const BUMP_LIST_VERSION_SQL = 'UPDATE users SET list_version = list_version + 1 WHERE id = ?';
 const MAX_NAME_SUFFIX = 1000;
+const USER_NAME_SQL = 'SELECT name FROM users WHERE id = ?';
 
 /** 1 to 64 characters, no control characters, no leading or trailing white space. */
 export function isValidUserName(name: string): boolean {
@@ -121,5 +122,11 @@ export class UsersService {
 
   findById(id: number): Promise<User | null> {
     return this.users.findOneBy({ id });
+  }
+
+  /** The user's name, read in the caller's transaction (`manager`); null when there is none. */
+  async nameIn(manager: EntityManager, id: number): Promise<string | null> {
+    const rows = await manager.query<{ name: string }[]>(USER_NAME_SQL, [id]);
+    return rows[0]?.name ?? null;
   }
 }

@@ -49,6 +49,9 @@ export async function createTestApp(
 export async function resetDatabase(app: NestFastifyApplication): Promise<void> {
   const dataSource = app.get(DataSource);
   for (const table of [
+    'webhook_attempts',
+    'webhook_messages',
+    'webhooks',
     'sync_deletions',
     'rating_entries',
     'rating_revisions',

@@ -1,0 +1,22 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** A receiver of rating events, managed with the `webhooks` CLI (decisions §15). */
+@Entity('webhooks')
+export class Webhook {
+  @PrimaryColumn({ type: 'varchar', length: 36 })
+  id: string;
+
+  @Column({ type: 'varchar', length: 2048 })
+  url: string;
+
+  /** Comma list of the event types it receives. */
+  @Column({ type: 'varchar', length: 64 })
+  events: string;
+
+  /** `whsec_…` (Standard Webhooks): kept as is, since it signs every attempt. Never logged. */
+  @Column({ type: 'varchar', length: 64 })
+  secret: string;
+
+  @Column({ name: 'created_at', type: 'datetime' })
+  createdAt: Date;
+}

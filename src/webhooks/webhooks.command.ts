@@ -1,0 +1,97 @@
+import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { WebhooksService } from './webhooks.service';
+
+function printLine(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+@SubCommand({
+  name: 'create',
+  description:
+    "Create a webhook; prints it as one JSON line with its secret (shown only here). It receives every user's events, private entries included",
+})
+export class CreateWebhookCommand extends CommandRunner {
+  constructor(private readonly webhooks: WebhooksService) {
+    super();
+  }
+
+  async run(_args: string[], options: { url: string; events?: string }): Promise<void> {
+    printLine(await this.webhooks.create(options.url, options.events));
+  }
+
+  @Option({
+    flags: '--url <url>',
+    description: 'The receiver: an http or https URL',
+    required: true,
+  })
+  parseUrl(value: string): string {
+    return value;
+  }
+
+  @Option({
+    flags: '--events <events>',
+    description:
+      'Comma list of rating.created, rating.updated, rating.deleted (default: all three)',
+  })
+  parseEvents(value: string): string {
+    return value;
+  }
+}
+
+@SubCommand({ name: 'list', description: 'List the webhooks, one JSON line each (no secrets)' })
+export class ListWebhooksCommand extends CommandRunner {
+  constructor(private readonly webhooks: WebhooksService) {
+    super();
+  }
+
+  async run(): Promise<void> {
+    for (const webhook of await this.webhooks.list()) printLine(webhook);
+  }
+}
+
+@SubCommand({
+  name: 'delete',
+  arguments: '<id>',
+  description: 'Delete a webhook; no attempt is made for it afterwards, retries included',
+})
+export class DeleteWebhookCommand extends CommandRunner {
+  constructor(private readonly webhooks: WebhooksService) {
+    super();
+  }
+
+  async run([id]: string[]): Promise<void> {
+    await this.webhooks.delete(id);
+    printLine({ deleted: id });
+  }
+}
+
+@SubCommand({
+  name: 'deliveries',
+  arguments: '<id>',
+  description: 'Recent delivery attempts of a webhook, newest first, one JSON line each',
+})
+export class WebhookDeliveriesCommand extends CommandRunner {
+  constructor(private readonly webhooks: WebhooksService) {
+    super();
+  }
+
+  async run([id]: string[]): Promise<void> {
+    for (const attempt of await this.webhooks.deliveries(id)) printLine(attempt);
+  }
+}
+
+@Command({
+  name: 'webhooks',
+  description: 'Manage the webhooks that receive rating events',
+  subCommands: [
+    CreateWebhookCommand,
+    ListWebhooksCommand,
+    DeleteWebhookCommand,
+    WebhookDeliveriesCommand,
+  ],
+})
+export class WebhooksCommand extends CommandRunner {
+  run(): Promise<void> {
+    this.command.help();
+  }
+}

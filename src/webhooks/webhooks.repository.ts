@@ -1,0 +1,297 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { isSqlite, runTransaction } from '../database/transactions';
+import type { WebhookEventType } from './webhook-events';
+import { Webhook } from './webhook.entity';
+
+/** A message of the outbox: one event for one webhook. */
+export interface OutboxMessage {
+  id: number;
+  eventId: string;
+  eventType: WebhookEventType;
+  body: string;
+  /** Attempts made before this one. */
+  attempts: number;
+}
+
+export interface ClaimedWork {
+  webhook: { id: string; url: string; secret: string };
+  messages: OutboxMessage[];
+}
+
+export type AttemptOutcome = 'delivered' | 'retrying' | 'failed';
+
+/** One attempt, as the log keeps it. */
+export interface AttemptRecord {
+  eventId: string;
+  eventType: WebhookEventType;
+  attemptedAt: number;
+  status: number | null;
+  error: string | null;
+  outcome: AttemptOutcome;
+}
+
+const SUBSCRIBERS_SQL = 'SELECT id, events FROM webhooks';
+const INSERT_MESSAGE_COLUMNS =
+  '(event_id, webhook_id, event_type, user_id, body, state, attempts, next_attempt_at, lease_until, created_at)';
+const DUE_WEBHOOKS_SQL = `SELECT DISTINCT webhook_id FROM webhook_messages
+  WHERE state = 'pending' AND next_attempt_at <= ? AND lease_until <= ?`;
+const IN_FLIGHT_SQL = `SELECT COUNT(*) AS n FROM webhook_messages
+  WHERE webhook_id = ? AND state = 'pending' AND lease_until > ?`;
+const RELEASE_SQL = `UPDATE webhook_messages SET lease_until = 0, leased_by = NULL
+  WHERE id = ? AND leased_by = ?`;
+const INSERT_ATTEMPT_SQL = `INSERT INTO webhook_attempts
+  (webhook_id, event_id, event_type, attempted_at, status, error, outcome) VALUES (?, ?, ?, ?, ?, ?, ?)`;
+const ATTEMPTS_SQL = `SELECT event_id, event_type, attempted_at, status, error, outcome
+  FROM webhook_attempts WHERE webhook_id = ? ORDER BY id DESC LIMIT ?`;
+
+/** The locking clauses of the claim, per dialect (SQLite runs one writer at a time anyway). */
+const CLAIM_SQL = {
+  mysql: {
+    webhook: 'SELECT id, url, secret FROM webhooks WHERE id = ? FOR UPDATE SKIP LOCKED',
+    messages: `SELECT id, event_id, event_type, body, attempts FROM webhook_messages
+      WHERE webhook_id = ? AND state = 'pending' AND next_attempt_at <= ? AND lease_until <= ?
+      ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED`,
+  },
+  sqlite: {
+    webhook: 'SELECT id, url, secret FROM webhooks WHERE id = ?',
+    messages: `SELECT id, event_id, event_type, body, attempts FROM webhook_messages
+      WHERE webhook_id = ? AND state = 'pending' AND next_attempt_at <= ? AND lease_until <= ?
+      ORDER BY id LIMIT ?`,
+  },
+};
+
+/**
+ * The SQL of the webhooks module: its endpoints, its outbox and its log of attempts. Times in the
+ * outbox and the log are Unix milliseconds.
+ */
+@Injectable()
+export class WebhooksRepository {
+  private readonly claimSql: (typeof CLAIM_SQL)['mysql'];
+  /** The webhooks as one write transaction sees them: read once per transaction, not per entry. */
+  private readonly subscribersOf = new WeakMap<EntityManager, Promise<Subscriber[]>>();
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.claimSql = isSqlite(dataSource) ? CLAIM_SQL.sqlite : CLAIM_SQL.mysql;
+  }
+
+  // ---- the write path (inside the entry write's transaction) ----
+
+  subscribers(em: EntityManager): Promise<Subscriber[]> {
+    let found = this.subscribersOf.get(em);
+    if (!found) {
+      found = em
+        .query<{ id: string; events: string }[]>(SUBSCRIBERS_SQL)
+        .then((rows) => rows.map((row) => ({ id: row.id, events: row.events.split(',') })));
+      this.subscribersOf.set(em, found);
+    }
+    return found;
+  }
+
+  /** One message per webhook for the event, due at once. */
+  async enqueue(
+    em: EntityManager,
+    event: { id: string; type: WebhookEventType; userId: number; body: string },
+    webhookIds: string[],
+    now: number,
+  ): Promise<void> {
+    const values = webhookIds.map(() => "(?, ?, ?, ?, ?, 'pending', 0, ?, 0, ?)").join(', ');
+    const parameters = webhookIds.flatMap((webhookId) => [
+      event.id,
+      webhookId,
+      event.type,
+      event.userId,
+      event.body,
+      now,
+      now,
+    ]);
+    await em.query(
+      `INSERT INTO webhook_messages ${INSERT_MESSAGE_COLUMNS} VALUES ${values}`,
+      parameters,
+    );
+  }
+
+  /** Drops the user's messages not yet delivered or failed, in the caller's transaction. */
+  async dropPendingOfUser(em: EntityManager, userId: number): Promise<void> {
+    await em.query("DELETE FROM webhook_messages WHERE user_id = ? AND state = 'pending'", [
+      userId,
+    ]);
+  }
+
+  // ---- delivery ----
+
+  async dueWebhookIds(now: number): Promise<string[]> {
+    const rows = await this.dataSource.query<{ webhook_id: string }[]>(DUE_WEBHOOKS_SQL, [
+      now,
+      now,
+    ]);
+    return rows.map((row) => row.webhook_id);
+  }
+
+  /**
+   * Leases up to `max` minus the attempts already running (on any instance) of the webhook's due
+   * messages, oldest first, to `owner` until `leaseUntil`. On MySQL/MariaDB the webhook's row is
+   * locked (SKIP LOCKED: an instance claiming for it already makes this one pass), so that the
+   * count of running attempts and the new leases are one step. A lease that runs out (its owner
+   * died) makes the message due again.
+   *
+   * Written by hand: the queue libraries for Node need Redis or PostgreSQL, and the service must
+   * run on an embedded SQLite file and on MySQL/MariaDB.
+   */
+  claim(
+    webhookId: string,
+    now: number,
+    max: number,
+    owner: string,
+    leaseUntil: number,
+  ): Promise<ClaimedWork | null> {
+    return runTransaction(this.dataSource, async (em) => {
+      const [webhook] = await em.query<ClaimedWork['webhook'][]>(this.claimSql.webhook, [
+        webhookId,
+      ]);
+      if (!webhook) {
+        // Deleted (its messages go with it; a write that read it just before may leave some) or
+        // being claimed by another instance right now.
+        const exists = await em.query<unknown[]>('SELECT 1 FROM webhooks WHERE id = ?', [
+          webhookId,
+        ]);
+        if (exists.length === 0) {
+          await em.query('DELETE FROM webhook_messages WHERE webhook_id = ?', [webhookId]);
+        }
+        return null;
+      }
+      const [{ n }] = await em.query<{ n: number | string }[]>(IN_FLIGHT_SQL, [webhookId, now]);
+      const room = max - Number(n);
+      if (room <= 0) return { webhook, messages: [] };
+      const rows = await em.query<
+        {
+          id: number;
+          event_id: string;
+          event_type: WebhookEventType;
+          body: string;
+          attempts: number;
+        }[]
+      >(this.claimSql.messages, [webhookId, now, now, room]);
+      if (rows.length === 0) return { webhook, messages: [] };
+      const ids = rows.map((row) => Number(row.id));
+      await em.query(
+        `UPDATE webhook_messages SET lease_until = ?, leased_by = ? WHERE id IN (${ids.map(() => '?').join(', ')})`,
+        [leaseUntil, owner, ...ids],
+      );
+      return {
+        webhook,
+        messages: rows.map((row) => ({
+          id: Number(row.id),
+          eventId: row.event_id,
+          eventType: row.event_type,
+          body: row.body,
+          attempts: Number(row.attempts),
+        })),
+      };
+    });
+  }
+
+  /**
+   * Records an attempt: the message is delivered, due again at `nextAttemptAt`, or failed; the
+   * log gets a line. Nothing is recorded when the message is gone (its webhook was deleted).
+   */
+  recordAttempt(
+    webhookId: string,
+    message: OutboxMessage,
+    attempt: AttemptRecord,
+    nextAttemptAt: number | null,
+    now: number,
+  ): Promise<void> {
+    return runTransaction(this.dataSource, async (em) => {
+      const changed =
+        attempt.outcome === 'retrying'
+          ? await execute(
+              em,
+              `UPDATE webhook_messages SET attempts = ?, next_attempt_at = ?, lease_until = 0,
+                leased_by = NULL WHERE id = ? AND state = 'pending'`,
+              [message.attempts + 1, nextAttemptAt, message.id],
+            )
+          : await execute(
+              em,
+              `UPDATE webhook_messages SET state = ?, attempts = ?, lease_until = 0,
+                leased_by = NULL, finished_at = ? WHERE id = ? AND state = 'pending'`,
+              [attempt.outcome, message.attempts + 1, now, message.id],
+            );
+      if (changed === 0) return;
+      await em.query(INSERT_ATTEMPT_SQL, [
+        webhookId,
+        attempt.eventId,
+        attempt.eventType,
+        attempt.attemptedAt,
+        attempt.status,
+        attempt.error === null ? null : attempt.error.slice(0, 255),
+        attempt.outcome,
+      ]);
+    });
+  }
+
+  /** Gives a message back (an attempt cut short by shutdown): due again at once, for anyone. */
+  release(messageId: number, owner: string): Promise<void> {
+    return runTransaction(this.dataSource, async (em) => {
+      await em.query(RELEASE_SQL, [messageId, owner]);
+    });
+  }
+
+  // ---- the CLI ----
+
+  async insertWebhook(webhook: Webhook): Promise<void> {
+    await this.dataSource.getRepository(Webhook).insert(webhook);
+  }
+
+  listWebhooks(): Promise<Webhook[]> {
+    return this.dataSource.getRepository(Webhook).find({ order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  exists(id: string): Promise<boolean> {
+    return this.dataSource.getRepository(Webhook).existsBy({ id });
+  }
+
+  /** Removes the webhook, its outbox and its log; false when there was no such webhook. */
+  deleteWebhook(id: string): Promise<boolean> {
+    return runTransaction(this.dataSource, async (em) => {
+      const result = await em.delete(Webhook, { id });
+      if (!result.affected) return false;
+      await em.query('DELETE FROM webhook_messages WHERE webhook_id = ?', [id]);
+      await em.query('DELETE FROM webhook_attempts WHERE webhook_id = ?', [id]);
+      return true;
+    });
+  }
+
+  async attempts(webhookId: string, limit: number): Promise<AttemptRecord[]> {
+    const rows = await this.dataSource.query<
+      {
+        event_id: string;
+        event_type: WebhookEventType;
+        attempted_at: number | string;
+        status: number | null;
+        error: string | null;
+        outcome: AttemptOutcome;
+      }[]
+    >(ATTEMPTS_SQL, [webhookId, limit]);
+    return rows.map((row) => ({
+      eventId: row.event_id,
+      eventType: row.event_type,
+      attemptedAt: Number(row.attempted_at),
+      status: row.status === null ? null : Number(row.status),
+      error: row.error,
+      outcome: row.outcome,
+    }));
+  }
+}
+
+export interface Subscriber {
+  id: string;
+  events: string[];
+}
+
+/** Runs a write in the transaction of `em`; returns how many rows it changed, on either driver. */
+async function execute(em: EntityManager, sql: string, parameters: unknown[]): Promise<number> {
+  const result = await em.queryRunner!.query(sql, parameters, true);
+  return result.affected ?? 0;
+}

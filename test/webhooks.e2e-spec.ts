@@ -1,0 +1,228 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DataSource } from 'typeorm';
+import { anime, createUserWithToken, importTitles, manga } from './factories';
+import { loadConfig } from '../src/config/app-config';
+import { WebhooksRepository } from '../src/webhooks/webhooks.repository';
+import { WebhooksService } from '../src/webhooks/webhooks.service';
+import { runCli } from './utils/cli';
+import { api, createTestApp, resetDatabase } from './utils/test-app';
+
+// Every CLI run starts a process of its own: slow on a busy machine.
+jest.setTimeout(120_000);
+
+interface CreatedWebhook {
+  id: string;
+  url: string;
+  events: string[];
+  secret: string;
+}
+
+interface MessageRow {
+  event_id: string;
+  webhook_id: string;
+  event_type: string;
+  body: string;
+  state: string;
+}
+
+describe('webhooks: endpoints and outbox', () => {
+  let app: NestFastifyApplication;
+
+  beforeAll(async () => {
+    app = await createTestApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+  });
+
+  afterAll(async () => {
+    await app.close();
+  });
+
+  beforeEach(async () => {
+    await resetDatabase(app);
+    await importTitles(app, [anime(1), anime(2), manga(1, { externalId: null })]);
+  });
+
+  const messages = () =>
+    app
+      .get(DataSource)
+      .query<MessageRow[]>(
+        'SELECT event_id, webhook_id, event_type, body, state FROM webhook_messages ORDER BY id',
+      );
+  const createWebhook = (url: string, events?: string) =>
+    app.get(WebhooksService).create(url, events);
+
+  describe('the webhooks command', () => {
+    it('creates (secret printed once), lists, deletes; an unknown id exits non-zero', async () => {
+      const result = await runCli(['webhooks', 'create', '--url', 'http://127.0.0.1:9/hook'], {
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+      });
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      const created = JSON.parse(result.stdout) as CreatedWebhook;
+      expect(Object.keys(created)).toEqual(['id', 'url', 'events', 'secret']);
+      expect(created.url).toBe('http://127.0.0.1:9/hook');
+      expect(created.events).toEqual(['rating.created', 'rating.updated', 'rating.deleted']);
+      expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+
+      const listed = await runCli(['webhooks', 'list']);
+      expect(listed.code).toBe(0);
+      const lines = listed.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as object);
+      expect(lines).toEqual([
+        {
+          id: created.id,
+          url: created.url,
+          events: created.events,
+          created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+        },
+      ]);
+      expect(listed.stdout).not.toContain(created.secret);
+
+      const deliveries = await runCli(['webhooks', 'deliveries', created.id]);
+      expect(deliveries.code).toBe(0);
+      expect(deliveries.stdout).toBe('');
+      expect((await runCli(['webhooks', 'delete', created.id])).code).toBe(0);
+      expect(await app.get(WebhooksService).list()).toEqual([]);
+      const again = await runCli(['webhooks', 'delete', created.id]);
+      expect(again.code).not.toBe(0);
+      expect(again.stderr).toMatch(/no webhook with id/);
+      await expect(app.get(WebhooksService).deliveries(created.id)).rejects.toThrow(
+        /no webhook with id/,
+      );
+    });
+
+    it('takes --events and exits non-zero naming an unknown event', async () => {
+      const result = await runCli(
+        [
+          'webhooks',
+          'create',
+          '--url',
+          'http://127.0.0.1:9/',
+          '--events',
+          'rating.deleted,rating.viewed',
+        ],
+        { WEBHOOK_ALLOW_PRIVATE: 'true' },
+      );
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toMatch(/unknown event "rating\.viewed"/);
+      const created = await createWebhook(
+        'http://127.0.0.1:9/hook',
+        'rating.deleted, rating.created',
+      );
+      expect(created.events).toEqual(['rating.created', 'rating.deleted']);
+    });
+
+    it('exits non-zero for a loopback receiver without WEBHOOK_ALLOW_PRIVATE=true', async () => {
+      const result = await runCli(['webhooks', 'create', '--url', 'http://localhost:8080/hook'], {
+        WEBHOOK_ALLOW_PRIVATE: 'false',
+      });
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toMatch(
+        /localhost resolves to an address that is not globally reachable \(127\.0\.0\.1 is in a loopback range\)/,
+      );
+      expect(await app.get(WebhooksService).list()).toEqual([]);
+    });
+
+    it('refuses private, link-local and mapped addresses and non-http URLs', async () => {
+      const strict = new WebhooksService(
+        loadConfig({ DATABASE_URL: process.env.E2E_DATABASE_URL }),
+        app.get(WebhooksRepository),
+      );
+      for (const url of [
+        'http://127.0.0.1:8080/hook',
+        'http://[::1]/hook',
+        'http://10.0.0.5/hook',
+        'http://100.64.0.1/hook',
+        'http://169.254.169.254/latest/meta-data',
+        'http://[::ffff:192.168.0.1]/hook',
+        'http://[fd00::1]/hook',
+      ]) {
+        await expect(strict.create(url)).rejects.toThrow(/not globally reachable/);
+      }
+      for (const url of ['ftp://example.com/hook', 'not a url', 'file:///etc/passwd']) {
+        await expect(strict.create(url)).rejects.toThrow(/--url/);
+      }
+      expect(await app.get(WebhooksService).list()).toEqual([]);
+    });
+  });
+
+  describe('outbox', () => {
+    it('records one message per event and webhook in the write, with the body of decisions §15', async () => {
+      const all = await createWebhook('http://127.0.0.1:9/all');
+      const deletions = await createWebhook('http://127.0.0.1:9/deleted', 'rating.deleted');
+      const { user, token } = await createUserWithToken(app);
+
+      await api(app, token)
+        .put('/v1/my/anime/1/ratings', { status: 'ongoing', notes: 'secret' })
+        .expect(200);
+      await api(app, token).put('/v1/my/anime/1/ratings', { status: 'completed' }).expect(200);
+      await api(app, token).delete('/v1/my/anime/1/ratings').expect(200);
+      await api(app, token).put('/v1/my/manga/1/ratings', { status: 'bookmark' }).expect(200);
+
+      const rows = await messages();
+      // Events in write order; one webhook-id per event, the same for every webhook receiving it.
+      const events = [...new Set(rows.map((row) => row.event_id))].map((eventId) => {
+        const of = rows.filter((row) => row.event_id === eventId);
+        return {
+          type: of[0].event_type,
+          webhooks: of.map((row) => row.webhook_id).sort(),
+          body: of[0].body,
+        };
+      });
+      expect(events.map(({ type, webhooks }) => [type, webhooks])).toEqual([
+        ['rating.created', [all.id]],
+        ['rating.updated', [all.id]],
+        ['rating.deleted', [all.id, deletions.id].sort()],
+        ['rating.created', [all.id]],
+      ]);
+      expect(
+        rows.filter((row) => row.event_type === 'rating.deleted').map((row) => row.body),
+      ).toEqual([events[2].body, events[2].body]);
+
+      const [created, updated, deleted, mangaCreated] = events.map(
+        (event) => JSON.parse(event.body) as Record<string, unknown>,
+      );
+      const entry = (await api(app, token).get('/v1/my/manga/1/ratings').expect(200))
+        .body as object[];
+      expect(mangaCreated).toEqual({
+        type: 'rating.created',
+        timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+        data: {
+          user: { id: user.id, name: user.name },
+          media_type: 'manga',
+          title_id: 1,
+          external_id: null,
+          revision: 1,
+          entry: entry[0],
+        },
+      });
+      expect(Object.keys(created)).toEqual(['type', 'timestamp', 'data']);
+      expect(created).toMatchObject({
+        data: { media_type: 'anime', title_id: 1, external_id: 5001, revision: 1 },
+      });
+      expect((created.data as { entry: { notes: string } }).entry.notes).toBe('secret');
+      expect(updated).toMatchObject({
+        type: 'rating.updated',
+        data: { revision: 2, entry: { status: 'completed' } },
+      });
+      expect(deleted).toMatchObject({ type: 'rating.deleted', data: { revision: 3, entry: null } });
+    });
+
+    it('records nothing for a write that fails, nor without webhooks, nor after delete', async () => {
+      const { token } = await createUserWithToken(app);
+      await api(app, token).put('/v1/my/anime/1/ratings', { status: 'ongoing' }).expect(200);
+      expect(await messages()).toEqual([]);
+
+      const created = await createWebhook('http://127.0.0.1:9/hook');
+      await api(app, token).put('/v1/my/anime/99/ratings', { status: 'ongoing' }).expect(404);
+      await api(app, token).put('/v1/my/anime/2/ratings', { status: 'nonsense' }).expect(400);
+      await api(app, token).delete('/v1/my/anime/2/ratings').expect(404);
+      expect(await messages()).toEqual([]);
+
+      await app.get(WebhooksService).delete(created.id);
+      await api(app, token).put('/v1/my/anime/1/ratings', { status: 'dropped' }).expect(200);
+      expect(await messages()).toEqual([]);
+    });
+  });
+});
