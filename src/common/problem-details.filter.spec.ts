@@ -4,7 +4,9 @@ import { ProblemDetailsFilter } from './problem-details.filter';
 /** A real filter on a small reply that records what it is sent. */
 function hostFor(requestId: string) {
   const sent: { status?: number; headers: Record<string, string>; body?: string } = { headers: {} };
+  const request = { id: requestId, method: 'GET', routeOptions: { url: '/v1/my/profile' } };
   const reply = {
+    request,
     status(code: number) {
       sent.status = code;
       return reply;
@@ -22,7 +24,6 @@ function hostFor(requestId: string) {
       return reply;
     },
   };
-  const request = { id: requestId, method: 'GET', routeOptions: { url: '/v1/my/profile' } };
   const host = {
     switchToHttp: () => ({ getRequest: () => request, getResponse: () => reply }),
   } as unknown as ArgumentsHost;
@@ -46,6 +47,7 @@ describe('ProblemDetailsFilter', () => {
       success: false,
     });
     expect(sent.body).not.toMatch(/secret_table|at .*\.ts/);
+    expect(sent.headers['x-request-id']).toBe('req-42');
     expect(logged.mock.calls[0][0]).toMatch(/request req-42/);
     logged.mockRestore();
   });
