@@ -1,10 +1,10 @@
 import { ConsoleLogger, LogLevel as NestLogLevel } from '@nestjs/common';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { SwaggerModule } from '@nestjs/swagger';
 import { problemBody } from './common/problem';
 import { sendProblem } from './common/problem-details.filter';
 import { requestIdFor } from './common/request-id';
+import { setupDocsPage } from './docs/docs-page';
 import { buildOpenApiDocument } from './docs/openapi-document';
 import { registerXmlBodies } from './mal-lists/import-body';
 import { answerUnsupportedMethods } from './http-server/allowed-methods';
@@ -69,8 +69,7 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
   // registering another here would clash with them. A form body sent to PUT /v1/… is parsed but
   // still answered 415 at step 7: RatingRequestGuard checks the Content-Type, not the body.
 
-  const document = buildOpenApiDocument(app);
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
+  setupDocsPage(app, buildOpenApiDocument(app));
 
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   return app;

@@ -64,6 +64,8 @@ interface Caller {
   /** A raw Authorization header; wins over `token`. */
   authorization?: string;
   forwardedFor?: string;
+  /** Sent as `Api-User-Agent` (the identity of browser clients, decisions §17). */
+  apiUserAgent?: string;
 }
 
 function send(
@@ -80,6 +82,7 @@ function send(
     caller.authorization ?? (caller.token === undefined ? undefined : `Bearer ${caller.token}`);
   if (authorization !== undefined) void test.set('Authorization', authorization);
   if (caller.forwardedFor !== undefined) void test.set('X-Forwarded-For', caller.forwardedFor);
+  if (caller.apiUserAgent !== undefined) void test.set('Api-User-Agent', caller.apiUserAgent);
   if (body !== undefined) {
     void test.set('Content-Type', 'application/json').send(JSON.stringify(body));
   }
@@ -574,6 +577,48 @@ describe('access control (decisions §2 steps 1-5, §4)', () => {
     });
   });
 
+  describe('step 2: Api-User-Agent (browser clients, decisions §17)', () => {
+    const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36';
+
+    it('a valid Api-User-Agent is the identity: a browser User-Agent beside it is served', async () => {
+      for (const route of ROUTES) {
+        const response = await sendTo(app, route, {
+          userAgent: BROWSER,
+          apiUserAgent: USER_AGENT,
+          token,
+        });
+        expect({ route: route.path, status: response.status }).toEqual({
+          route: route.path,
+          status: 200,
+        });
+      }
+      const alone = await send(app, 'get', '/v1/my/profile', {
+        userAgent: null,
+        apiUserAgent: USER_AGENT,
+        token,
+      });
+      expect(alone.status).toBe(200);
+    });
+
+    it.each([
+      ['a generic', 'axios/1.6 (x)', /"axios" names a generic/],
+      ['a browser', 'Mozilla/5.0 (X11; Linux x86_64)', /"Mozilla" names a generic/],
+      ['a malformed', 'ListSync/2.1.0', /Api-User-Agent header is not of the form/],
+      ['an empty', '', /Api-User-Agent header is missing/],
+    ])(
+      '%s Api-User-Agent is refused even beside a valid User-Agent, naming the header',
+      async (_name, apiUserAgent, detail) => {
+        const response = await send(app, 'get', '/v1/my/anime/ratings', {
+          userAgent: USER_AGENT,
+          apiUserAgent,
+          token,
+        });
+        expectUserAgentRejected(response);
+        expect(response.body.detail).toMatch(detail);
+      },
+    );
+  });
+
   describe('outside the pipeline', () => {
     it('/health and /docs need neither token nor User-Agent', async () => {
       for (const userAgent of [null, GENERIC_UA]) {
@@ -626,6 +671,46 @@ describe('access control: UA_BLOCKLIST', () => {
 });
 
 describe('access control: temporary IP denial (step 1)', () => {
+  describe('the 403 of a rejected User-Agent says what comes next', () => {
+    let app: NestFastifyApplication;
+    let token: string;
+
+    beforeAll(async () => {
+      app = await createTestApp({
+        UA_DENY_THRESHOLD: '3',
+        UA_DENY_WINDOW_SECONDS: '600',
+        UA_DENY_SECONDS: '900',
+      });
+      await resetDatabase(app);
+      token = await issueToken(app, await createUser(app));
+    });
+
+    afterAll(async () => {
+      await app.close();
+    });
+
+    it('counts down the rejections left, then says the address is denied; a bad Api-User-Agent counts too', async () => {
+      const first = await send(app, 'get', '/v1/my/anime/ratings', {
+        userAgent: GENERIC_UA,
+        token,
+      });
+      expectUserAgentRejected(first);
+      expect(first.body.detail).toContain(
+        'After 2 more rejected requests from this address within 600 seconds, it is denied every request for 900 seconds.',
+      );
+      const second = await send(app, 'get', '/v1/my/anime/ratings', {
+        apiUserAgent: 'Mozilla/5.0 (X11)',
+        token,
+      });
+      expect(second.body.detail).toContain('After 1 more rejected request from this address');
+      const third = await send(app, 'get', '/v1/my/anime/ratings', { userAgent: null, token });
+      expect(third.body.detail).toContain(
+        'this address is now denied every request for 900 seconds',
+      );
+      expectIpDenied(await send(app, 'get', '/v1/my/anime/ratings', { token }), 900);
+    });
+  });
+
   describe('UA_DENY_THRESHOLD=3, UA_DENY_SECONDS=2', () => {
     const DENY_SECONDS = 2;
     let app: NestFastifyApplication;

@@ -29,11 +29,19 @@ export function Authenticated(): MethodDecorator & ClassDecorator {
   return applyDecorators(
     SetMetadata(AUTHENTICATED_KEY, true),
     ApiBearerAuth(BEARER_SECURITY),
+    // Both optional in the document: one of them is required, which OpenAPI cannot say.
     ApiHeader({
       name: 'User-Agent',
-      required: true,
-      description: 'Identifies the calling application: `<AppName>/<version> (<contact>)`',
+      required: false,
+      description:
+        'Required unless `Api-User-Agent` is sent. Identifies the calling application: `<AppName>/<version> (<contact>)`; generic tools and libraries (curl, python-requests, Mozilla, …) are refused.',
       example: 'ListSync/2.1.0 (admin@listsync.example)',
+    }),
+    ApiHeader({
+      name: 'Api-User-Agent',
+      required: false,
+      description:
+        'For browsers, which cannot set `User-Agent`: the application identity in the same form, e.g. `ListSync/2.1.0 (admin@listsync.example)`. When present it is checked instead of `User-Agent`, by the same rule. Left empty on the /docs page, the page sends its own.',
     }),
     ApiUnauthorizedResponse({
       description:

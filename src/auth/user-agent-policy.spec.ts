@@ -1,4 +1,4 @@
-import { buildBlocklist, userAgentRejection } from './user-agent-policy';
+import { applicationIdentity, buildBlocklist, userAgentRejection } from './user-agent-policy';
 
 describe('userAgentRejection', () => {
   const blocklist = buildBlocklist(['AcmeBot']);
@@ -40,5 +40,31 @@ describe('userAgentRejection', () => {
 
   it('does not block names only configured elsewhere', () => {
     expect(userAgentRejection('AcmeBot/1.0 (ops@acme.example)', buildBlocklist([]))).toBeNull();
+  });
+});
+
+describe('applicationIdentity', () => {
+  it('is the Api-User-Agent when the request has one, even an empty one', () => {
+    expect(
+      applicationIdentity({ 'user-agent': 'Mozilla/5.0 (X11)', 'api-user-agent': 'A/1 (b)' }),
+    ).toEqual({ header: 'Api-User-Agent', value: 'A/1 (b)' });
+    expect(applicationIdentity({ 'user-agent': 'A/1 (b)', 'api-user-agent': '' })).toEqual({
+      header: 'Api-User-Agent',
+      value: '',
+    });
+  });
+
+  it('is the User-Agent otherwise', () => {
+    expect(applicationIdentity({ 'user-agent': 'A/1 (b)' })).toEqual({
+      header: 'User-Agent',
+      value: 'A/1 (b)',
+    });
+    expect(applicationIdentity({})).toEqual({ header: 'User-Agent', value: undefined });
+  });
+
+  it('names the header in the reason', () => {
+    expect(userAgentRejection('ListSync', buildBlocklist([]), 'Api-User-Agent')).toBe(
+      'the Api-User-Agent header is not of the form <AppName>/<version> (<contact>)',
+    );
   });
 });

@@ -5,8 +5,13 @@ import { ProblemException, PROBLEMS } from '../common/problem';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { isAuthenticatedRoute } from './auth.decorators';
-import { IpDenialService } from './ip-denial.service';
-import { buildBlocklist, USER_AGENT_EXAMPLE, userAgentRejection } from './user-agent-policy';
+import { IpDenialService, RejectionOutcome } from './ip-denial.service';
+import {
+  applicationIdentity,
+  buildBlocklist,
+  USER_AGENT_EXAMPLE,
+  userAgentRejection,
+} from './user-agent-policy';
 
 /** Step 2 of decisions §2: the caller must name its application in the User-Agent. */
 @Injectable()
@@ -24,13 +29,30 @@ export class UserAgentGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (!isAuthenticatedRoute(this.reflector, context)) return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const rejection = userAgentRejection(request.headers['user-agent'], this.blocklist);
+    const identity = applicationIdentity(request.headers);
+    const rejection = userAgentRejection(identity.value, this.blocklist, identity.header);
     if (rejection === null) return true;
-    await this.denial.recordRejectedUserAgent(request.ip);
+    const outcome = await this.denial.recordRejectedUserAgent(request.ip);
     throw ProblemException.of(
       403,
       PROBLEMS.userAgent,
-      `Rejected: ${rejection}. Identify your application as <AppName>/<version> (<contact>), e.g. "${USER_AGENT_EXAMPLE}"`,
+      `Rejected: ${rejection}. Identify your application as <AppName>/<version> (<contact>) in User-Agent (browsers: in Api-User-Agent), e.g. "${USER_AGENT_EXAMPLE}".${consequence(outcome)}`,
     );
+  }
+}
+
+/** What repeated rejections lead to, so that a caller can stop before its address is denied. */
+export function consequence(outcome: RejectionOutcome): string {
+  switch (outcome.kind) {
+    case 'off':
+      return '';
+    case 'counting':
+      return ` After ${outcome.remaining} more rejected request${outcome.remaining === 1 ? '' : 's'} from this address within ${outcome.windowSeconds} seconds, it is denied every request for ${outcome.denySeconds} seconds.`;
+    case 'denied':
+      return ` Too many rejected requests: this address is now denied every request for ${outcome.denySeconds} seconds.`;
+    default: {
+      const never: never = outcome;
+      return never;
+    }
   }
 }

@@ -253,7 +253,7 @@ const API_EXAMPLES: Record<number, Record<string, { summary: string; value: Prob
       summary: 'Generic User-Agent',
       value: problemBody(
         403,
-        'Rejected: "curl" names a generic HTTP tool or library, not your application. Identify your application as <AppName>/<version> (<contact>), e.g. "ListSync/2.1.0 (admin@listsync.example)"',
+        'Rejected: "curl" names a generic HTTP tool or library, not your application. Identify your application as <AppName>/<version> (<contact>) in User-Agent (browsers: in Api-User-Agent), e.g. "ListSync/2.1.0 (admin@listsync.example)". After 9 more rejected requests from this address within 600 seconds, it is denied every request for 900 seconds.',
         PROBLEMS.userAgent,
       ),
     },
