@@ -9,6 +9,10 @@ import { createTestApp, resetDatabase } from './utils/test-app';
  * then "Try it out" on GET profile and PUT. The browser sends its own `Mozilla/…` User-Agent, which
  * the API refuses; the page's Api-User-Agent is what makes these calls succeed (issue 17 item 1).
  */
+// A browser parsing Swagger UI's bundle on a small, busy CI machine takes a while; this bounds a
+// hang, it asserts nothing about speed.
+jest.setTimeout(180_000);
+
 describe('docs page in a browser', () => {
   let app: NestFastifyApplication;
   let browser: Browser;
@@ -28,6 +32,7 @@ describe('docs page in a browser', () => {
     await resetDatabase(app);
     apiCalls.length = 0;
     page = await browser.newPage();
+    page.setDefaultTimeout(120_000);
     page.on('response', (response) => {
       if (new URL(response.url()).pathname.startsWith('/v1/')) apiCalls.push(response);
     });
