@@ -9,6 +9,8 @@ import { buildOpenApiDocument } from './docs/openapi-document';
 import { registerXmlBodies } from './mal-lists/import-body';
 import { answerUnsupportedMethods } from './http-server/allowed-methods';
 import { httpServerOptions } from './http-server/http-server';
+import { addHttpMetricsHook } from './metrics/http-metrics.hook';
+import { MetricsService } from './metrics/metrics.service';
 import { addRateLimitHeadersHook } from './rate-limit/rate-limit-headers.hook';
 import { RateLimitService } from './rate-limit/rate-limit.service';
 import type { AppConfig, LogLevel } from './config/app-config';
@@ -57,6 +59,7 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
   });
   answerUnsupportedMethods(fastify);
   addRateLimitHeadersHook(fastify, app.get(RateLimitService));
+  addHttpMetricsHook(fastify, app.get(MetricsService));
 
   // Bodies of any type are read (up to the size limit) instead of refused at once, so that a wrong
   // Content-Type is answered at step 7 of the pipeline, after authentication (decisions §2).

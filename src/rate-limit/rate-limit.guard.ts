@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { ProblemException, PROBLEMS } from '../common/problem';
+import { MetricsService } from '../metrics/metrics.service';
 import { rateLimitedRoute } from './rate-limited.decorator';
 import { RateLimitService } from './rate-limit.service';
 
@@ -12,6 +13,7 @@ export class RateLimitGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly limits: RateLimitService,
+    private readonly metrics: MetricsService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -24,6 +26,7 @@ export class RateLimitGuard implements CanActivate {
       void http.getResponse<FastifyReply>().headers(decision.headers);
       return true;
     }
+    this.metrics.countRateLimitRejection();
     throw ProblemException.of(
       429,
       PROBLEMS.rateLimited,

@@ -1,0 +1,121 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import parsePrometheusTextFormat, { PrometheusFamily } from 'parse-prometheus-text-format';
+import request from 'supertest';
+import { anime, createUserWithToken, importTitles } from './factories';
+import { api, createTestApp, resetDatabase } from './utils/test-app';
+
+const METRICS_TOKEN = 'scrape-secret-for-tests';
+
+function family(families: PrometheusFamily[], name: string): PrometheusFamily {
+  const found = families.find((candidate) => candidate.name === name);
+  if (!found) throw new Error(`no ${name} in /metrics`);
+  return found;
+}
+
+/** The value of the sample of `name` whose labels include `labels`, 0 when there is none. */
+function sample(families: PrometheusFamily[], name: string, labels: Record<string, string>) {
+  const match = family(families, name).metrics.find((metric) =>
+    Object.entries(labels).every(([key, value]) => metric.labels?.[key] === value),
+  );
+  return Number(match?.value ?? match?.count ?? 0);
+}
+
+describe('operations (decisions §16)', () => {
+  describe('GET /metrics', () => {
+    let app: NestFastifyApplication;
+
+    beforeAll(async () => {
+      app = await createTestApp({ METRICS_TOKEN, RATE_LIMIT_USER_LIMIT: '5' });
+      await resetDatabase(app);
+      await importTitles(app, [anime(1)]);
+    });
+
+    afterAll(async () => {
+      await app.close();
+    });
+
+    const scrape = () =>
+      request(app.getHttpServer()).get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`);
+
+    it('needs METRICS_TOKEN when it is set', async () => {
+      const none = await request(app.getHttpServer()).get('/metrics').expect(401);
+      expect(none.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+      expect(none.headers['www-authenticate']).toMatch(/^Bearer /);
+      await request(app.getHttpServer())
+        .get('/metrics')
+        .set('Authorization', 'Bearer wrong')
+        .expect(401);
+      await request(app.getHttpServer())
+        .get('/metrics')
+        .set('Authorization', METRICS_TOKEN)
+        .expect(401);
+      const ok = await scrape().expect(200);
+      expect(ok.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+    });
+
+    it('counts the requests by route pattern and status, never by raw path', async () => {
+      const reader = await createUserWithToken(app);
+      const other = await createUserWithToken(app);
+      for (let i = 0; i < 3; i++)
+        await api(app, reader.token).get('/v1/my/anime/1/ratings').expect(200);
+      await api(app, reader.token).get('/v1/my/anime/777/ratings').expect(404);
+      await request(app.getHttpServer()).get('/no/such/path/42').expect(404);
+      await request(app.getHttpServer()).get('/health/live').expect(200);
+      const profile = [];
+      for (let i = 0; i < 7; i++)
+        profile.push((await api(app, other.token).get('/v1/my/profile')).status);
+      expect(profile).toEqual([200, 200, 200, 200, 200, 429, 429]);
+
+      const text = (await scrape().expect(200)).text;
+      const families = parsePrometheusTextFormat(text);
+      const route = '/v1/my/anime/:id/ratings';
+      const count = (labels: Record<string, string>) =>
+        sample(families, 'http_requests_total', labels);
+      expect({
+        ratings200: count({ method: 'GET', route, status: '200' }),
+        ratings404: count({ method: 'GET', route, status: '404' }),
+        unmatched: count({ method: 'GET', route: 'unmatched', status: '404' }),
+        live: count({ method: 'GET', route: '/health/live', status: '200' }),
+        profile200: count({ method: 'GET', route: '/v1/my/profile', status: '200' }),
+        profile429: count({ method: 'GET', route: '/v1/my/profile', status: '429' }),
+        rejections: sample(families, 'rate_limit_rejections_total', {}),
+        // The parser keeps no labels of histogram samples: read the _count line itself.
+        histogram: Number(
+          /^http_request_duration_seconds_count\{method="GET",route="\/v1\/my\/anime\/:id\/ratings",status="200"\} (\d+)$/m.exec(
+            text,
+          )?.[1],
+        ),
+      }).toEqual({
+        ratings200: 3,
+        ratings404: 1,
+        unmatched: 1,
+        live: 1,
+        profile200: 5,
+        profile429: 2,
+        rejections: 2,
+        histogram: 3,
+      });
+
+      const routes = family(families, 'http_requests_total').metrics.map((m) => m.labels?.route);
+      expect(routes.filter((r) => r !== undefined && /\/\d+(\/|$)/.test(r))).toEqual([]);
+      for (const name of [
+        'webhook_deliveries_total',
+        'purged_rows_total',
+        'process_cpu_seconds_total',
+      ]) {
+        expect(family(families, name).name).toBe(name);
+      }
+    });
+  });
+
+  describe('GET /metrics without METRICS_TOKEN', () => {
+    it('is open', async () => {
+      const app = await createTestApp();
+      try {
+        await request(app.getHttpServer()).get('/metrics').expect(200);
+      } finally {
+        await app.close();
+      }
+    });
+  });
+});
