@@ -18,6 +18,7 @@ import { MetricsModule } from './metrics/metrics.module';
 import { MalListsModule } from './mal-lists/mal-lists.module';
 import { OAuthModule } from './oauth/oauth.module';
 import { ProfileModule } from './profile/profile.module';
+import { PublicListsModule } from './public-lists/public-lists.module';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RatingsModule } from './ratings/ratings.module';
@@ -29,6 +30,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
 export class AppModule {
   /** `config` replaces the environment (tests); by default it is read from process.env. */
   static forRoot(config?: AppConfig): DynamicModule {
+    const settings = config ?? loadConfig();
     return {
       module: AppModule,
       imports: [
@@ -45,11 +47,13 @@ export class AppModule {
         MalListsModule,
         WebhooksModule,
         ProfileModule,
+        // PUBLIC_LISTS=false (the default) leaves it out: its paths answer 404 like unknown ones.
+        ...(settings.publicLists ? [PublicListsModule] : []),
         HealthModule,
         MetricsModule,
         // Outside the pipeline below: no route of it carries @Authenticated/@Scopes/@RateLimited.
         // OAUTH_SERVER=false leaves it out, so its paths answer 404.
-        ...((config ?? loadConfig()).oauthServer ? [OAuthModule] : []),
+        ...(settings.oauthServer ? [OAuthModule] : []),
       ],
       providers: [
         // Global guards run in registration order: this list is the pipeline of decisions §2.

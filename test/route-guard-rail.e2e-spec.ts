@@ -94,7 +94,8 @@ describe('guard rail: every /v1 route has @Scopes and @RateLimited', () => {
   let app: NestFastifyApplication;
 
   beforeAll(async () => {
-    app = await createTestApp();
+    // Every optional module on, so that its routes are checked too.
+    app = await createTestApp({ PUBLIC_LISTS: 'true' });
   });
 
   afterAll(async () => {
@@ -112,6 +113,8 @@ describe('guard rail: every /v1 route has @Scopes and @RateLimited', () => {
         '/v1/my/manga/ratings',
         '/v1/my/:mediaType/:id/ratings',
         '/v1/my/profile',
+        '/v1/users/:name/anime/ratings',
+        '/v1/users/:name/:mediaType/ratings',
       ]),
     );
     expect(undecorated(routes)).toEqual([]);

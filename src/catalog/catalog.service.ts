@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { MEDIA_TYPES, type MediaType } from '../common/media-type';
 import { runTransaction } from '../database/transactions';
 import { CatalogFileError, TitleRecord } from './catalog-file';
+import { PUBLIC_ENTRY_CONDITION } from '../ratings/public-view.policy';
 import { Title } from './title.entity';
 
 export interface ImportSummary {
@@ -68,7 +69,8 @@ export class CatalogService {
 
 /**
  * The lists and profiles that show a changed title have a new body (decisions §10): their
- * versions move, in the import's transaction; every other list keeps its version and ETag.
+ * versions move, in the import's transaction; every other list keeps its version and ETag. Public
+ * versions move only where the title's entry is visible (decisions §18).
  */
 async function listsHoldingChanged(manager: EntityManager, changed: TitleRecord[]): Promise<void> {
   for (const mediaType of MEDIA_TYPES) {
@@ -81,10 +83,16 @@ async function listsHoldingChanged(manager: EntityManager, changed: TitleRecord[
         `UPDATE users SET list_version = list_version + 1 WHERE id IN (${holders})`,
         [mediaType, ...batch],
       );
+      // The public version too, for the lists where another user sees a changed title.
+      const visibleHolders = `SELECT DISTINCT e.user_id FROM rating_entries e
+        WHERE e.media_type = ? AND e.title_id IN (${batch.map(() => '?').join(', ')})
+          AND ${PUBLIC_ENTRY_CONDITION}`;
       await manager.query(
-        `UPDATE rating_revisions SET catalog_version = catalog_version + 1
+        `UPDATE rating_revisions SET catalog_version = catalog_version + 1,
+            public_version = public_version
+              + CASE WHEN user_id IN (${visibleHolders}) THEN 1 ELSE 0 END
           WHERE media_type = ? AND user_id IN (${holders})`,
-        [mediaType, mediaType, ...batch],
+        [mediaType, ...batch, mediaType, mediaType, ...batch],
       );
     }
   }

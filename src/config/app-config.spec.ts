@@ -15,6 +15,7 @@ describe('loadConfig', () => {
       userAgent: { blocklist: [], denyThreshold: 10, denyWindowSeconds: 600, denySeconds: 900 },
       oauth: { accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 2_592_000 },
       oauthServer: true,
+      publicLists: false,
       externalJwt: null,
       logLevel: 'info',
       sync: { retentionSeconds: 2_592_000 },
@@ -46,6 +47,7 @@ describe('loadConfig', () => {
       ACCESS_TOKEN_TTL_SECONDS: '900',
       REFRESH_TOKEN_TTL_SECONDS: '86400',
       OAUTH_SERVER: 'false',
+      PUBLIC_LISTS: 'true',
       AUTH_JWT_ISSUER: 'https://login.example.com/realms/staff',
       AUTH_JWT_JWKS_URL: 'https://login.example.com/realms/staff/certs',
       AUTH_JWT_AUDIENCE: 'ratings-api',
@@ -70,6 +72,7 @@ describe('loadConfig', () => {
     });
     expect(config.oauth).toEqual({ accessTokenTtlSeconds: 900, refreshTokenTtlSeconds: 86400 });
     expect(config.oauthServer).toBe(false);
+    expect(config.publicLists).toBe(true);
     expect(config.externalJwt).toEqual({
       issuer: 'https://login.example.com/realms/staff',
       jwksUrl: 'https://login.example.com/realms/staff/certs',

@@ -37,6 +37,8 @@ export interface AppConfig {
   oauth: { accessTokenTtlSeconds: number; refreshTokenTtlSeconds: number };
   /** false: the built-in OAuth 2.0 authorization server is off (OAUTH_SERVER=false). */
   oauthServer: boolean;
+  /** true: other users may read a user's visible entries and public profile (decisions §18). */
+  publicLists: boolean;
   /** JWT access tokens of the company's identity provider (decisions §19); null when not set. */
   externalJwt: ExternalJwtConfig | null;
   logLevel: LogLevel;
@@ -135,6 +137,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       refreshTokenTtlSeconds: integer('REFRESH_TOKEN_TTL_SECONDS', 2_592_000, 60, 315_360_000),
     },
     oauthServer: parseBoolean('OAUTH_SERVER', env.OAUTH_SERVER, true, problems),
+    publicLists: parseBoolean('PUBLIC_LISTS', env.PUBLIC_LISTS, false, problems),
     externalJwt: parseExternalJwt(env, problems),
     logLevel: parseLogLevel(env.LOG_LEVEL, problems),
     sync: { retentionSeconds: parseRetentionDays(env.SYNC_RETENTION_DAYS, problems) * 86_400 },

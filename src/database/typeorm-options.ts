@@ -11,6 +11,7 @@ import { Sync1800000700000 } from './migrations/1800000700000-sync';
 import { CatalogVersions1800000700001 } from './migrations/1800000700001-catalog-versions';
 import { ExternalIdentities1800000100000 } from './migrations/1800000100000-external-identities';
 import { Webhooks1800000600000 } from './migrations/1800000600000-webhooks';
+import { PublicVersions1800000800000 } from './migrations/1800000800000-public-versions';
 
 export const MIGRATIONS = [
   InitialSchema1763830000000,
@@ -22,6 +23,7 @@ export const MIGRATIONS = [
   Webhooks1800000600000,
   Sync1800000700000,
   CatalogVersions1800000700001,
+  PublicVersions1800000800000,
 ];
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type

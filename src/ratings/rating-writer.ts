@@ -7,19 +7,23 @@ import type { PutRatingDto } from './dto/put-rating.dto';
 import type { RatingChange } from './rating-change';
 import { entryAfterPut, foundTitle } from './rating-rules';
 import type { RatingWriteHooks } from './rating-write-hooks';
-import { RatingsRepository, TitleKey, viewOfWritten } from './ratings.repository';
+import { changesPublicView } from './public-view.policy';
+import { RatingsRepository, TitleKey, viewOfRow, viewOfWritten } from './ratings.repository';
 
 /**
  * Writes entries inside one transaction (see RatingsService.inWriteTransaction). Each write:
  * locks the user's list (list version, then the revision counter of the media type), reads the
  * title and the entry under that lock, applies the rules, writes the entry row, runs the hooks.
  * A write that throws (404, 400, a hook) leaves the transaction to the caller: uncaught, it rolls
- * everything back; caught, the writes before it stand.
+ * everything back; caught, the writes before it stand. `finish()` ends the batch, in the same
+ * transaction: the public versions of the lists whose public view changed move once each.
  */
 export class RatingWriter {
   /** The writes made so far, in order: the events sent after the commit. */
   readonly changes: RatingChange[] = [];
   private readonly versionBumped = new Set<number>();
+  /** `userId:mediaType` of the lists whose public view a write of this batch changed. */
+  private readonly publicChanged = new Map<string, { userId: number; mediaType: MediaType }>();
 
   constructor(
     private readonly manager: EntityManager,
@@ -61,6 +65,9 @@ export class RatingWriter {
       created ? now : row.created_at,
       touch ? now : row.updated_at,
     );
+    if (changesPublicView(created ? null : viewOfRow(mediaType, row), entry)) {
+      this.publicViewChanged(userId, mediaType);
+    }
     return this.record({
       kind: created ? 'created' : 'updated',
       userId,
@@ -85,6 +92,8 @@ export class RatingWriter {
       throw ProblemException.notFound(`You have no rating entry for ${mediaType} ${row.id}`);
     }
     await this.repository.deleteEntry(this.manager, row.entry_id);
+    if (changesPublicView(viewOfRow(mediaType, row), null))
+      this.publicViewChanged(userId, mediaType);
     return this.record({
       kind: 'deleted',
       userId,
@@ -95,6 +104,18 @@ export class RatingWriter {
       entry: null,
       at: nowToTheSecond(),
     });
+  }
+
+  /** Moves the public version of every list whose public view a write of the batch changed. */
+  async finish(): Promise<void> {
+    for (const { userId, mediaType } of this.publicChanged.values()) {
+      await this.repository.bumpPublicVersion(this.manager, userId, mediaType);
+    }
+    this.publicChanged.clear();
+  }
+
+  private publicViewChanged(userId: number, mediaType: MediaType): void {
+    this.publicChanged.set(`${userId}:${mediaType}`, { userId, mediaType });
   }
 
   /**

@@ -9,6 +9,12 @@ import type { AnimeRatingView, MangaRatingView } from './dto/rating-view.dto';
 import type { RatingStatus } from './rating-entry.entity';
 import type { EntryFields } from './rating-fields';
 import type { ListOptions } from './list-options';
+import {
+  PUBLIC_ENTRY_CONDITION,
+  PUBLIC_VIEW_HIDDEN_FIELDS,
+  publicEntryView,
+  PublicRatingViewOf,
+} from './public-view.policy';
 
 export type RatingViewOf<M extends MediaType> = M extends 'anime'
   ? AnimeRatingView
@@ -108,6 +114,18 @@ const ALL_ENTRIES_SQL = `SELECT t.id AS id, t.external_id AS external_id, t.titl
   FROM rating_entries e INNER JOIN titles t ON t.media_type = e.media_type AND t.id = e.title_id
   WHERE e.user_id = ? AND e.media_type = ? ORDER BY e.title_id`;
 
+/** ALL_ENTRIES_SQL as another user may read it: visible entries, hidden columns never read. */
+const PUBLIC_ENTRIES_SQL = ALL_ENTRIES_SQL.replace(
+  ENTRY_COLUMNS,
+  [...FIELD_COLUMNS.map(([column]) => column), 'created_at', 'updated_at']
+    .map((column) =>
+      (PUBLIC_VIEW_HIDDEN_FIELDS as readonly string[]).includes(column)
+        ? `NULL AS ${column}`
+        : `e.${column} AS ${column}`,
+    )
+    .join(', '),
+).replace('ORDER BY e.title_id', `AND ${PUBLIC_ENTRY_CONDITION} ORDER BY e.title_id`);
+
 // The first columns are those of ALL_ENTRIES_SQL, in the same order: toView reads both.
 const titleWithEntrySql = (titleKey: 'id' | 'external_id') => `SELECT t.id AS id,
   t.external_id AS external_id, t.title AS title, ${ENTRY_COLUMNS}, e.id AS entry_id,
@@ -158,14 +176,14 @@ const DIALECT_SQL = {
       VALUES (?, ?, LAST_INSERT_ID(1)) ON DUPLICATE KEY UPDATE revision = LAST_INSERT_ID(revision + 1)`,
   },
 };
-/** ALL_ENTRIES_SQL narrowed by GET all's options: a handful of distinct statements. */
-function listSql(options: ListOptions): string {
-  if (!options.statuses && options.limit === null) return ALL_ENTRIES_SQL;
+/** ALL_ENTRIES_SQL (or PUBLIC_ENTRIES_SQL) narrowed by GET all's options: a handful of statements. */
+function listSql(options: ListOptions, base = ALL_ENTRIES_SQL): string {
+  if (!options.statuses && options.limit === null) return base;
   const conditions = [
     options.statuses ? `AND e.status IN (${options.statuses.map(() => '?').join(', ')})` : '',
     options.after === null ? '' : 'AND e.title_id > ?',
   ].join(' ');
-  return ALL_ENTRIES_SQL.replace(
+  return base.replace(
     'ORDER BY e.title_id',
     `${conditions} ORDER BY e.title_id${options.limit === null ? '' : ' LIMIT ?'}`,
   );
@@ -216,6 +234,14 @@ export interface ListState {
 /** Ids per look-up statement: well within both databases' limits on parameters. */
 const LOOKUP_BATCH = 500;
 
+const PUBLIC_VERSION_SQL =
+  'SELECT public_version FROM rating_revisions WHERE user_id = ? AND media_type = ?';
+const PUBLIC_VERSIONS_SQL =
+  'SELECT media_type, public_version FROM rating_revisions WHERE user_id = ?';
+// The row exists: the write that calls for this took its revision from it, in the same transaction.
+const BUMP_PUBLIC_VERSION_SQL = `UPDATE rating_revisions SET public_version = public_version + 1
+  WHERE user_id = ? AND media_type = ?`;
+
 const DELETE_ENTRY_SQL = 'DELETE FROM rating_entries WHERE id = ?';
 const REVISION_SQL = 'SELECT revision FROM rating_revisions WHERE user_id = ? AND media_type = ?';
 
@@ -247,7 +273,31 @@ export class RatingsRepository {
     mediaType: M,
     options: ListOptions,
   ): Promise<{ entries: RatingViewOf<M>[]; hasMore: boolean }> {
-    const rows = await selectArrays(this.dataSource, listSql(options), [
+    const { rows, hasMore } = await this.listedRows(listSql(options), userId, mediaType, options);
+    return { entries: rows.map((values) => toView(mediaType, values)), hasMore };
+  }
+
+  /** listedEntries as another user sees them (public-view.policy): visible entries only. */
+  async publicListedEntries<M extends MediaType>(
+    userId: number,
+    mediaType: M,
+    options: ListOptions,
+  ): Promise<{ entries: PublicRatingViewOf<M>[]; hasMore: boolean }> {
+    const sql = listSql(options, PUBLIC_ENTRIES_SQL);
+    const { rows, hasMore } = await this.listedRows(sql, userId, mediaType, options);
+    return {
+      entries: rows.map((values) => publicEntryView<M>(toView(mediaType, values))),
+      hasMore,
+    };
+  }
+
+  private async listedRows(
+    sql: string,
+    userId: number,
+    mediaType: MediaType,
+    options: ListOptions,
+  ): Promise<{ rows: unknown[][]; hasMore: boolean }> {
+    const rows = await selectArrays(this.dataSource, sql, [
       userId,
       mediaType,
       ...(options.statuses ?? []),
@@ -256,7 +306,39 @@ export class RatingsRepository {
     ]);
     const hasMore = options.limit !== null && rows.length > options.limit;
     if (hasMore) rows.length = options.limit!;
-    return { entries: rows.map((values) => toView(mediaType, values)), hasMore };
+    return { rows, hasMore };
+  }
+
+  /**
+   * The version of what others see of the list (decisions §18): moves only with a write or a
+   * catalog update that changes it. 0 before the first.
+   */
+  async publicVersion(userId: number, mediaType: MediaType): Promise<number> {
+    const [row] = await this.dataSource.query<{ public_version: number }[]>(PUBLIC_VERSION_SQL, [
+      userId,
+      mediaType,
+    ]);
+    return row ? Number(row.public_version) : 0;
+  }
+
+  /** publicVersion of both media types. */
+  async publicVersions(userId: number): Promise<Record<MediaType, number>> {
+    const rows = await this.dataSource.query<{ media_type: MediaType; public_version: number }[]>(
+      PUBLIC_VERSIONS_SQL,
+      [userId],
+    );
+    const versions: Record<MediaType, number> = { anime: 0, manga: 0 };
+    for (const row of rows) versions[row.media_type] = Number(row.public_version);
+    return versions;
+  }
+
+  /** Moves the public version, in the transaction of the write that changed the public view. */
+  async bumpPublicVersion(
+    manager: EntityManager,
+    userId: number,
+    mediaType: MediaType,
+  ): Promise<void> {
+    await manager.query(BUMP_PUBLIC_VERSION_SQL, [userId, mediaType]);
   }
 
   /** The entries whose last write has a revision in (after, upTo], oldest write first. */

@@ -12,6 +12,7 @@ import { entryAfterPut, foundTitle } from './rating-rules';
 import { RatingWriteHooks } from './rating-write-hooks';
 import { RatingWriter } from './rating-writer';
 import type { ListOptions } from './list-options';
+import type { PublicRatingViewOf } from './public-view.policy';
 import {
   ListState,
   RatingsRepository,
@@ -82,6 +83,28 @@ export class RatingsService {
     return this.repository.titlesWithEntriesByExternalId(userId, mediaType, externalIds);
   }
 
+  /**
+   * A user's visible entries as other users see them (decisions §18), narrowed by GET all's
+   * options. Which entries and fields that is, public-view.policy decides.
+   */
+  getPublicListed<M extends MediaType>(
+    userId: number,
+    mediaType: M,
+    options: ListOptions,
+  ): Promise<{ entries: PublicRatingViewOf<M>[]; hasMore: boolean }> {
+    return this.repository.publicListedEntries(userId, mediaType, options);
+  }
+
+  /** The version of the public list: moves only when what others see of it changes. */
+  publicVersion(userId: number, mediaType: MediaType): Promise<number> {
+    return this.repository.publicVersion(userId, mediaType);
+  }
+
+  /** publicVersion of both media types: what the public profile's statistics depend on. */
+  publicVersions(userId: number): Promise<Record<MediaType, number>> {
+    return this.repository.publicVersions(userId);
+  }
+
   /** Where the list stands (its revision and catalog version); null when the user is gone. */
   listState(userId: number, mediaType: MediaType): Promise<ListState | null> {
     return this.repository.listState(userId, mediaType);
@@ -148,6 +171,8 @@ export class RatingsService {
    *   RatingWriteHooks inside the transaction, in order.
    * - They throw ProblemException (404, 400) before writing the entry: a batch may catch those
    *   and go on. Any other error must propagate; it rolls back every write of the call.
+   * - When `work` has resolved, still in the transaction, the public versions of the lists whose
+   *   public view changed move (decisions §18), once per list.
    * - After the commit, one RATING_CHANGED_EVENT per write, in order (best effort).
    * - `work` must use only the writer (or the transaction it is given via hooks) and must not
    *   start another transaction.
@@ -156,7 +181,9 @@ export class RatingsService {
     let writer: RatingWriter | undefined;
     const result = await runTransaction(this.dataSource, async (manager) => {
       writer = new RatingWriter(manager, this.repository, this.users, this.hooks);
-      return work(writer);
+      const result = await work(writer);
+      await writer.finish();
+      return result;
     });
     for (const change of writer!.changes) this.emit(change);
     return result;

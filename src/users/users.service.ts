@@ -3,6 +3,8 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { nowToTheSecond } from '../common/timestamps';
 import { isUniqueViolation } from '../database/errors';
+import { rawIsoSeconds } from '../database/raw-values';
+import { isSqlite } from '../database/transactions';
 import { decoyHash, hashPassword, verifyPassword } from './password-hash';
 import { User } from './user.entity';
 
@@ -10,6 +12,17 @@ const MAX_NAME_LENGTH = 64;
 const BUMP_LIST_VERSION_SQL = 'UPDATE users SET list_version = list_version + 1 WHERE id = ?';
 const MAX_NAME_SUFFIX = 1000;
 const USER_NAME_SQL = 'SELECT name FROM users WHERE id = ?';
+// Not encodable as UTF-8: the driver would send U+FFFD in its place.
+const LONE_SURROGATE = /\p{Surrogate}/u;
+const EXACT_NAME_SQL = {
+  // SQLite compares text with memcmp (BINARY collation) unless told otherwise: exact already.
+  sqlite: 'SELECT id, created_at FROM users WHERE name = ?',
+  // MySQL/MariaDB collations fold case and accents and pad with spaces (utf8mb4_general_ci is the
+  // usual default): the indexed equality finds the candidates, the byte comparison (binary strings
+  // never pad) keeps the exact one.
+  mysql:
+    'SELECT id, created_at FROM users WHERE name = ? AND CAST(name AS BINARY) = CAST(? AS BINARY)',
+};
 
 /** 1 to 64 characters, no control characters, no leading or trailing white space. */
 export function isValidUserName(name: string): boolean {
@@ -110,6 +123,21 @@ export class UsersService {
 
   findByName(name: string): Promise<User | null> {
     return this.users.findOneBy({ name });
+  }
+
+  /**
+   * The user named exactly `name`, compared code point by code point through the unique index
+   * (decisions §18): letter case, accents and trailing spaces count whatever the column's
+   * collation. A name no user could have is looked up nowhere.
+   */
+  async findByExactName(name: string): Promise<{ id: number; createdAt: string } | null> {
+    if (!isValidUserName(name) || LONE_SURROGATE.test(name)) return null;
+    const sqlite = isSqlite(this.users.manager.connection);
+    const [row] = await this.users.query<{ id: number; created_at: Date | string }[]>(
+      sqlite ? EXACT_NAME_SQL.sqlite : EXACT_NAME_SQL.mysql,
+      sqlite ? [name] : [name, name],
+    );
+    return row ? { id: Number(row.id), createdAt: rawIsoSeconds(row.created_at) } : null;
   }
 
   /**

@@ -1,0 +1,155 @@
+import { Controller, Get, Param, Req, Res, Type } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiExcludeController,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Authenticated, Scopes } from '../auth/auth.decorators';
+import { SCOPES } from '../auth/scopes';
+import { capitalized, type MediaType } from '../common/media-type';
+import {
+  CONDITIONAL_READ_HEADERS,
+  ConditionalRead,
+} from '../conditional-reads/conditional-read.decorator';
+import { sendVersioned } from '../conditional-reads/reply';
+import { RateLimited } from '../rate-limit/rate-limited.decorator';
+import {
+  PublicAnimeRatingView,
+  PublicMangaRatingView,
+} from '../ratings/dto/public-rating-view.dto';
+import { nextPageQuery, parseListOptions } from '../ratings/list-options';
+import { RATING_STATUSES } from '../ratings/rating-entry.entity';
+import { RatingsService } from '../ratings/ratings.service';
+import { UsersService } from '../users/users.service';
+import { PUBLIC_ENDPOINTS, unknownMediaType, unknownUser } from './public-lists.errors';
+
+export const NAME_PARAM = ApiParam({
+  name: 'name',
+  description:
+    'The user\'s name, percent-encoded like any path segment (`a%20b%2Fc` for "a b/c"); compared exactly: letter case and spaces count',
+  example: 'alice',
+});
+
+/**
+ * Another user's visible entries of one media type (decisions §18). Which entries and fields a
+ * reader who is not the owner sees is the ratings module's public view (public-view.policy.ts);
+ * this controller only finds the user and pages the list.
+ */
+function publicListControllerFor<M extends MediaType>(mediaType: M, view: Type<unknown>) {
+  const Media = capitalized(mediaType);
+  @ApiTags('public lists')
+  @Controller(`v1/users/:name/${mediaType}`)
+  @Scopes(SCOPES[mediaType])
+  class PublicListController {
+    constructor(
+      readonly ratings: RatingsService,
+      readonly users: UsersService,
+    ) {}
+
+    @Get('ratings')
+    @RateLimited(PUBLIC_ENDPOINTS.list)
+    @ApiOperation({
+      operationId: `listPublic${Media}Ratings`,
+      summary: `Another user's visible ${mediaType} entries, ordered by title id`,
+      description: `Only when the operator set PUBLIC_LISTS=true (otherwise 404). The entries the user marked \`is_visible: true\`, each without \`personal_rating\`, \`notes\` and \`is_visible\`; private entries leave no trace. Any user's token with the \`${SCOPES[mediaType]}\` scope may read it. The options and paging work as on your own list (\`status\`, \`limit\`, \`after\`, \`Link: <…>; rel="next"\`), over visible entries only. The ETag moves only when this public body changes.`,
+    })
+    @NAME_PARAM
+    @ApiQuery({
+      name: 'status',
+      required: false,
+      description: `Comma-separated statuses: ${RATING_STATUSES.join(', ')}`,
+      example: 'completed',
+    })
+    @ApiQuery({
+      name: 'limit',
+      required: false,
+      schema: { type: 'integer', minimum: 1, maximum: 1000 },
+      description: 'At most this many entries',
+    })
+    @ApiQuery({
+      name: 'after',
+      required: false,
+      schema: { type: 'integer', minimum: 1, maximum: 2 ** 31 - 1 },
+      description: 'Only entries with a title id above this one (needs `limit`)',
+    })
+    @ConditionalRead()
+    @ApiOkResponse({
+      type: view,
+      isArray: true,
+      headers: {
+        ...CONDITIONAL_READ_HEADERS,
+        Link: {
+          description: 'Present when entries remain after this page: `<path?query>; rel="next"`',
+          schema: { type: 'string' },
+        },
+      },
+    })
+    @ApiBadRequestResponse({ description: 'Invalid query value, or after without limit' })
+    @ApiNotFoundResponse({ description: 'No user has this name (or PUBLIC_LISTS is off)' })
+    async list(
+      @Param('name') name: string,
+      @Req() request: FastifyRequest,
+      @Res() reply: FastifyReply,
+    ): Promise<void> {
+      const options = parseListOptions(request.query as Record<string, unknown>);
+      const owner = await this.users.findByExactName(name);
+      if (!owner) throw unknownUser(name);
+      await sendVersioned(
+        request,
+        reply,
+        {
+          userId: owner.id,
+          view: 'public',
+          endpoint: PUBLIC_ENDPOINTS.list,
+          mediaType,
+          query: {
+            status: options.statuses?.join(',') ?? null,
+            limit: options.limit,
+            after: options.after,
+          },
+        },
+        async () => [owner.createdAt, await this.ratings.publicVersion(owner.id, mediaType)],
+        async () => {
+          const { entries, hasMore } = await this.ratings.getPublicListed(
+            owner.id,
+            mediaType,
+            options,
+          );
+          if (hasMore) {
+            const path = `/v1/users/${encodeURIComponent(name)}/${mediaType}/ratings`;
+            const next = `${path}?${nextPageQuery(options, entries[entries.length - 1].id)}`;
+            void reply.header('Link', `<${next}>; rel="next"`);
+          } else {
+            reply.removeHeader('Link');
+          }
+          return entries;
+        },
+      );
+    }
+  }
+  return PublicListController;
+}
+
+export const PublicAnimeListController = publicListControllerFor('anime', PublicAnimeRatingView);
+export const PublicMangaListController = publicListControllerFor('manga', PublicMangaRatingView);
+
+/**
+ * Any `{mediaType}` other than anime and manga: 404 after the token checks (step 4 of decisions
+ * §2), uncounted, with the budget of the public list row.
+ */
+@ApiExcludeController()
+@Controller('v1/users/:name/:mediaType')
+@Authenticated()
+export class PublicListUnknownMediaTypeController {
+  @Get('ratings')
+  @RateLimited(PUBLIC_ENDPOINTS.list, { counted: false })
+  list(@Param('mediaType') mediaType: string): never {
+    throw unknownMediaType(mediaType);
+  }
+}
