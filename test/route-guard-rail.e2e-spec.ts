@@ -9,6 +9,7 @@ import { RATE_LIMIT_KEY, RateLimited } from '../src/rate-limit/rate-limited.deco
 import { UnknownMediaTypeController } from '../src/ratings/unknown-media-type.controller';
 import { UnknownMediaTypeChangesController } from '../src/sync/sync.controller';
 import { UnknownMediaTypeListsController } from '../src/mal-lists/mal-lists.controller';
+import { PublicListUnknownMediaTypeController } from '../src/public-lists/public-lists.controller';
 import { createTestApp } from './utils/test-app';
 
 /**
@@ -21,6 +22,7 @@ const WITHOUT_SCOPE: readonly unknown[] = [
   UnknownMediaTypeController,
   UnknownMediaTypeChangesController,
   UnknownMediaTypeListsController,
+  PublicListUnknownMediaTypeController,
 ];
 
 interface Route {
