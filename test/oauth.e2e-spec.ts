@@ -268,7 +268,10 @@ describe('OAuth 2.0 authorization server', () => {
     }
     expect(document.paths['/.well-known/oauth-authorization-server'].get).toBeDefined();
     expect(document.paths['/oauth/token'].post.responses['400'].content).toEqual({
-      'application/json': { schema: { $ref: '#/components/schemas/OAuthErrorDto' } },
+      'application/json': {
+        schema: { $ref: '#/components/schemas/OAuthErrorDto' },
+        example: expect.objectContaining({ error: expect.any(String) }),
+      },
     });
     expect(document.components.securitySchemes.oauth2.type).toBe('oauth2');
   });

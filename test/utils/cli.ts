@@ -26,7 +26,7 @@ export function runCli(
       {
         cwd: ROOT,
         env: { ...process.env, DATABASE_URL: process.env.E2E_DATABASE_URL, ...env },
-        timeout: 30_000,
+        timeout: 120_000,
       },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
