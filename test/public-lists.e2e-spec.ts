@@ -174,6 +174,93 @@ describe('public lists (decisions §18)', () => {
     await read(listPath('nobody', 'anime', '?limit=0')).expect(400);
   });
 
+  describe('public profile', () => {
+    it('equals the own profile of a user holding just the visible entries; private ones count nowhere', async () => {
+      await seed();
+      const twin = await createUser(app, 'visible twin');
+      const twinToken = await issueToken(app, twin);
+      // The visible entries of seed(), written again for the twin.
+      await write(app, twinToken, 'anime', 1, {
+        status: 'completed',
+        public_rating: 9,
+        public_fraction: 5,
+        personal_rating: 97,
+        episodes_watched: 24,
+      });
+      await write(app, twinToken, 'anime', 3, { status: 'ongoing', public_rating: 7 });
+      await write(app, twinToken, 'manga', 1, { status: 'ongoing', chapters_read: 10 });
+      // Private entries that would move every number if they counted.
+      await write(app, ownerToken, 'anime', 4, {
+        status: 'completed',
+        is_visible: false,
+        public_rating: 2,
+        episodes_watched: 12,
+        times_rewatched: 3,
+      });
+      await write(app, ownerToken, 'manga', 3, {
+        status: 'on_hold',
+        is_visible: false,
+        public_rating: 1,
+        chapters_read: 50,
+        volumes_read: 5,
+        times_reread: 2,
+      });
+
+      const own = await api(app, twinToken).get('/v1/my/profile').expect(200);
+      const response = await read(profilePath(owner.name)).expect(200);
+      expect(response.body).toEqual({
+        id: owner.id,
+        name: owner.name,
+        joined_at: owner.createdAt.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        statistics: own.body.statistics,
+      });
+      expect(response.body.statistics.anime).toMatchObject({ watching: 1, completed: 1 });
+      expect(response.text).not.toContain(SECRET);
+      // The owner's own profile still counts everything.
+      const ownerOwn = await api(app, ownerToken).get('/v1/my/profile').expect(200);
+      expect(ownerOwn.body.statistics.anime.completed).toBe(2);
+      expect(ownerOwn.body.statistics.anime.watching).toBe(2);
+    });
+
+    it('needs user.profile (403 insufficient_scope) and a known, exactly spelled name (404)', async () => {
+      const token = await issueToken(app, owner, ['ratings.anime', 'ratings.manga']);
+      const refused = await api(app, token).get(profilePath(owner.name)).expect(403);
+      expect(refused.headers['www-authenticate']).toBe(
+        'Bearer error="insufficient_scope", scope="user.profile"',
+      );
+      await api(app).get(profilePath(owner.name)).expect(401);
+      await read(profilePath(owner.name)).expect(200);
+      await read(profilePath('zoë ann/b')).expect(404);
+      await read(profilePath('nobody')).expect(404);
+    });
+
+    it('304 while unchanged, through private writes and personal fields; 200 after a visibility switch', async () => {
+      await seed();
+      const path = profilePath(owner.name);
+      const first = await read(path).expect(200);
+      const etag = first.headers.etag;
+      expect(first.headers.vary).toMatch(/Authorization/);
+      await read(path).set('If-None-Match', etag).expect(304);
+      await write(app, ownerToken, 'anime', 4, { status: 'ongoing', is_visible: false });
+      await write(app, ownerToken, 'anime', 4, { status: 'dropped', public_rating: 3 });
+      await api(app, ownerToken).delete('/v1/my/anime/4/ratings').expect(200);
+      await write(app, ownerToken, 'anime', 1, { status: 'completed', personal_rating: 1 });
+      // A visible entry's dates change the public list, not one number of the profile.
+      await write(app, ownerToken, 'anime', 3, { status: 'ongoing', start_date: '2024-02-03' });
+      await read(path).set('If-None-Match', etag).expect(304);
+
+      await write(app, ownerToken, 'anime', 2, { status: 'ongoing', is_visible: true });
+      const switched = await read(path).set('If-None-Match', etag).expect(200);
+      expect(switched.headers.etag).not.toBe(etag);
+      expect(switched.body.statistics.anime.watching).toBe(
+        first.body.statistics.anime.watching + 1,
+      );
+      // Own and public profiles are different views: never one ETag.
+      const own = await api(app, ownerToken).get('/v1/my/profile').expect(200);
+      expect(own.headers.etag).not.toBe(switched.headers.etag);
+    });
+  });
+
   describe('conditional reads', () => {
     async function etagOf(path: string, token = readerToken, on = app): Promise<string> {
       const response = await api(on, token).get(path).expect(200);
@@ -279,7 +366,11 @@ describe('public lists (decisions §18)', () => {
           .set('If-None-Match', etag)
           .expect(200);
         expect(switched.body.map((entry: { id: number }) => entry.id)).toEqual([3]);
+        const profile = await api(other, readerToken).get(profilePath(owner.name)).expect(200);
+        expect(profile.body.statistics.anime.completed).toBe(0);
         await write(other, ownerToken, 'anime', 1, { status: 'completed', is_visible: true });
+        const profileBack = await read(profilePath(owner.name)).expect(200);
+        expect(profileBack.body.statistics.anime.completed).toBe(1);
         const back = await read(path).set('If-None-Match', switched.headers.etag).expect(200);
         expect(back.body.map((entry: { id: number }) => entry.id)).toEqual([1, 3]);
       } finally {
@@ -325,6 +416,17 @@ describe('public lists: rate limits (user limit 3 per 60 s)', () => {
     // The owner's budget is not the reader's: a read counts for whoever calls.
     const ownerClient = api(app, await issueToken(app, owner));
     expect(remaining(await ownerClient.get(listPath(owner.name)).expect(200))).toBe(2);
+  });
+
+  it('the public profile is a row of its own, apart from the own profile', async () => {
+    const owner = await createUser(app, 'profile owner');
+    const client = api(app, await issueToken(app, await createUser(app, 'profile reader')));
+    expect(remaining(await client.get(profilePath(owner.name)).expect(200))).toBe(2);
+    expect(remaining(await client.get(profilePath('nobody')).expect(404))).toBe(1);
+    expect(remaining(await client.get(listPath(owner.name)).expect(200))).toBe(2);
+    expect(remaining(await client.get('/v1/my/profile').expect(200))).toBe(2);
+    expect(remaining(await client.get(profilePath(owner.name)).expect(200))).toBe(0);
+    await client.get(profilePath(owner.name)).expect(429);
   });
 });
 

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { Title } from '../catalog/title.entity';
 import type { MediaType } from '../common/media-type';
 import { rawInteger } from '../database/raw-values';
+import { PUBLIC_ENTRY_CONDITION } from '../ratings/public-view.policy';
 import { RatingEntry } from '../ratings/rating-entry.entity';
 import type { User } from '../users/user.entity';
 import type { AnimeStatistics, MangaStatistics, ProfileStatistics } from './profile.dto';
@@ -31,7 +32,7 @@ interface Totals {
 const count = (status: string) => `SUM(CASE WHEN e.status = '${status}' THEN 1 ELSE 0 END)`;
 const SCORE = '(e.public_rating * 10 + e.public_fraction)';
 
-const CACHED_USERS = 10_000;
+const CACHED_VIEWS = 10_000;
 
 /**
  * The profile statistics of decisions §8, in one aggregate query over the user's entries (the
@@ -45,24 +46,42 @@ const CACHED_USERS = 10_000;
  */
 @Injectable()
 export class ProfileStatisticsService {
-  private readonly cache = new Map<number, { version: string; statistics: ProfileStatistics }>();
+  /** Keyed by view and user (`own:7`, `public:7`): the two views never share a value. */
+  private readonly cache = new Map<string, { version: string; statistics: ProfileStatistics }>();
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async forUser(user: Pick<User, 'id' | 'createdAt' | 'listVersion'>): Promise<ProfileStatistics> {
     // The creation time too: an id that a deleted user's successor reuses starts at version 0 again.
     const version = `${user.createdAt.getTime()}:${user.listVersion}`;
-    const cached = this.cache.get(user.id);
+    return this.cached(`own:${user.id}`, version, () => this.compute(user.id, false));
+  }
+
+  /**
+   * The same statistics over the entries other users may see (decisions §18: the ratings module's
+   * public view decides which). `version` must move whenever that view of either list changes:
+   * the user's creation time and the public versions of both lists.
+   */
+  forPublicView(userId: number, version: string): Promise<ProfileStatistics> {
+    return this.cached(`public:${userId}`, version, () => this.compute(userId, true));
+  }
+
+  private async cached(
+    key: string,
+    version: string,
+    compute: () => Promise<ProfileStatistics>,
+  ): Promise<ProfileStatistics> {
+    const cached = this.cache.get(key);
     if (cached?.version === version) return cached.statistics;
-    const statistics = await this.compute(user.id);
-    this.cache.delete(user.id);
-    this.cache.set(user.id, { version, statistics });
-    if (this.cache.size > CACHED_USERS) this.cache.delete(this.cache.keys().next().value!);
+    const statistics = await compute();
+    this.cache.delete(key);
+    this.cache.set(key, { version, statistics });
+    if (this.cache.size > CACHED_VIEWS) this.cache.delete(this.cache.keys().next().value!);
     return statistics;
   }
 
-  private async compute(userId: number): Promise<ProfileStatistics> {
-    const rows = await this.dataSource
+  private async compute(userId: number, visibleOnly: boolean): Promise<ProfileStatistics> {
+    const query = this.dataSource
       .createQueryBuilder(RatingEntry, 'e')
       .innerJoin(Title, 't', 't.media_type = e.media_type AND t.id = e.title_id')
       .select('e.media_type', 'media_type')
@@ -82,8 +101,9 @@ export class ProfileStatisticsService {
         'episode_minutes',
       )
       .where('e.user_id = :userId', { userId })
-      .groupBy('e.media_type')
-      .getRawMany<Totals>();
+      .groupBy('e.media_type');
+    if (visibleOnly) query.andWhere(PUBLIC_ENTRY_CONDITION);
+    const rows = await query.getRawMany<Totals>();
 
     const totals = (mediaType: MediaType) => rows.find((row) => row.media_type === mediaType);
     return { anime: animeStatistics(totals('anime')), manga: mangaStatistics(totals('manga')) };

@@ -7,5 +7,6 @@ import { ProfileController } from './profile.controller';
   imports: [UsersModule],
   controllers: [ProfileController],
   providers: [ProfileStatisticsService],
+  exports: [ProfileStatisticsService],
 })
 export class ProfileModule {}
