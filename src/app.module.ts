@@ -14,6 +14,7 @@ import { CountersModule } from './counters/counters.module';
 import { DatabaseModule } from './database/database.module';
 import { ENTITIES } from './entities';
 import { HealthModule } from './health/health.module';
+import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { MalListsModule } from './mal-lists/mal-lists.module';
 import { OAuthModule } from './oauth/oauth.module';
@@ -51,6 +52,7 @@ export class AppModule {
         ...(settings.publicLists ? [PublicListsModule] : []),
         HealthModule,
         MetricsModule,
+        LoggingModule,
         // Outside the pipeline below: no route of it carries @Authenticated/@Scopes/@RateLimited.
         // OAUTH_SERVER=false leaves it out, so its paths answer 404.
         ...(settings.oauthServer ? [OAuthModule] : []),

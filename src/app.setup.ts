@@ -9,6 +9,8 @@ import { buildOpenApiDocument } from './docs/openapi-document';
 import { registerXmlBodies } from './mal-lists/import-body';
 import { answerUnsupportedMethods } from './http-server/allowed-methods';
 import { httpServerOptions } from './http-server/http-server';
+import { addAccessLogHook } from './logging/access-log.hook';
+import { AppLogger } from './logging/app-logger';
 import { addHttpMetricsHook } from './metrics/http-metrics.hook';
 import { MetricsService } from './metrics/metrics.service';
 import { addRateLimitHeadersHook } from './rate-limit/rate-limit-headers.hook';
@@ -53,6 +55,10 @@ export function createLogger(level: LogLevel, json = true): ConsoleLogger {
 /** Everything main.ts and the e2e tests must share, so that they cannot drift apart. */
 export function configureApp(app: NestFastifyApplication): NestFastifyApplication {
   const fastify = app.getHttpAdapter().getInstance();
+  // Application logs and access logs: one JSON stream through pino (LOG_LEVEL applies to both).
+  const logger = app.get(AppLogger);
+  app.useLogger(logger);
+  app.flushLogs();
 
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
@@ -60,6 +66,7 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
   answerUnsupportedMethods(fastify);
   addRateLimitHeadersHook(fastify, app.get(RateLimitService));
   addHttpMetricsHook(fastify, app.get(MetricsService));
+  addAccessLogHook(fastify, logger);
 
   // Bodies of any type are read (up to the size limit) instead of refused at once, so that a wrong
   // Content-Type is answered at step 7 of the pipeline, after authentication (decisions §2).

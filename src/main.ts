@@ -11,7 +11,8 @@ async function bootstrap(): Promise<void> {
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot(config),
     createHttpAdapter(config),
-    { logger: createLogger(config.logLevel) },
+    // Start-up lines wait for configureApp, which hands them to the app's pino logger.
+    { logger: createLogger(config.logLevel), bufferLogs: true },
   );
   configureApp(app);
   await listen(app, config);

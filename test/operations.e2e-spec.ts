@@ -108,6 +108,89 @@ describe('operations (decisions §16)', () => {
     });
   });
 
+  describe('access log', () => {
+    const lines: string[] = [];
+    const destination = { write: (line: string) => void lines.push(line) };
+    let app: NestFastifyApplication;
+
+    beforeAll(async () => {
+      app = await createTestApp({ LOG_LEVEL: 'info' }, [], destination);
+      await resetDatabase(app);
+      await importTitles(app, [anime(1)]);
+    });
+
+    afterAll(async () => {
+      await app.close();
+    });
+
+    const records = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+
+    it('writes one JSON line per request with its request id, and never the token or the body', async () => {
+      const { user, token } = await createUserWithToken(app);
+      const sent = [
+        api(app, token)
+          .put('/v1/my/anime/1/ratings', { status: 'completed', notes: 'very-private-notes' })
+          .set('X-Request-Id', 'log-test-put'),
+        api(app, token).get('/v1/my/anime/1/ratings').set('X-Request-Id', 'log-test-get'),
+        api(app, 'not-a-token').get('/v1/my/profile').set('X-Request-Id', 'log-test-401'),
+        request(app.getHttpServer()).get('/no/such/path').set('X-Request-Id', 'log-test-404'),
+        request(app.getHttpServer())
+          .get('/health')
+          .set('X-Request-Id', 'log-test-health')
+          .set('Cookie', 'session=cookie-value'),
+      ];
+      const statuses = [];
+      for (const test of sent) statuses.push((await test).status);
+      expect(statuses).toEqual([200, 200, 401, 404, 200]);
+      // Written asynchronously, within moments.
+      for (let i = 0; i < 50 && !lines.some((l) => l.includes('log-test-health')); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+
+      const access = records().filter((record) => record.msg === 'request');
+      const byId = (id: string) => access.filter((record) => record.request_id === id);
+      expect(byId('log-test-put')).toEqual([
+        expect.objectContaining({
+          level: 30,
+          method: 'PUT',
+          route: '/v1/my/anime/:id/ratings',
+          status: 200,
+          duration_ms: expect.any(Number),
+          user_id: user.id,
+          client_id: null,
+        }),
+      ]);
+      expect(byId('log-test-get')).toHaveLength(1);
+      expect(byId('log-test-401')).toEqual([
+        expect.objectContaining({ status: 401, route: '/v1/my/profile', user_id: null }),
+      ]);
+      expect(byId('log-test-404')).toEqual([
+        expect.objectContaining({ status: 404, route: 'unmatched' }),
+      ]);
+      expect(byId('log-test-health')).toHaveLength(1);
+
+      const all = lines.join('');
+      for (const secret of [token, 'not-a-token', 'very-private-notes', 'cookie-value']) {
+        expect(all).not.toContain(secret);
+      }
+      // Application logs go through the same JSON stream.
+      expect(records().some((record) => typeof record.context === 'string')).toBe(true);
+    });
+
+    it('LOG_LEVEL above info writes no access lines', async () => {
+      const quiet: string[] = [];
+      const other = await createTestApp({ LOG_LEVEL: 'warn' }, [], {
+        write: (line: string) => void quiet.push(line),
+      });
+      try {
+        await request(other.getHttpServer()).get('/health/live').expect(200);
+        expect(quiet.filter((line) => line.includes('"msg":"request"'))).toEqual([]);
+      } finally {
+        await other.close();
+      }
+    });
+  });
+
   describe('GET /metrics without METRICS_TOKEN', () => {
     it('is open', async () => {
       const app = await createTestApp();

@@ -6,6 +6,8 @@ import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module';
 import { configureApp, createHttpAdapter } from '../../src/app.setup';
 import { loadConfig } from '../../src/config/app-config';
+import { LOG_DESTINATION } from '../../src/logging/logging.module';
+import type { DestinationStream } from 'pino';
 
 export const USER_AGENT = 'ListSync/2.1.0 (admin@listsync.example)';
 
@@ -28,6 +30,8 @@ export async function createTestApp(
   env: Record<string, string> = {},
   /** Modules a test adds next to AppModule, as a team's own module would be (e.g. listeners). */
   extraImports: ModuleMetadata['imports'] = [],
+  /** Where the app's JSON log lines go (stdout by default), for a test that reads them. */
+  logDestination?: DestinationStream,
 ): Promise<NestFastifyApplication> {
   const databaseUrl = process.env.E2E_DATABASE_URL;
   if (!databaseUrl)
@@ -35,7 +39,10 @@ export async function createTestApp(
   const config = loadConfig({ DATABASE_URL: databaseUrl, ...TEST_DEFAULTS, ...env });
   const moduleRef = await Test.createTestingModule({
     imports: [AppModule.forRoot(config), ...extraImports],
-  }).compile();
+  })
+    .overrideProvider(LOG_DESTINATION)
+    .useValue(logDestination ?? null)
+    .compile();
   const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(config), {
     logger: ['fatal', 'error'],
   });

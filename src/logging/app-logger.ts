@@ -1,0 +1,56 @@
+import { LoggerService } from '@nestjs/common';
+import type { Logger as Pino } from 'pino';
+
+/**
+ * Nest's LoggerService on the pino logger that also writes the access log, so application and
+ * access lines are one JSON stream. Hand-written (a dozen lines) rather than nestjs-pino, whose
+ * per-request context binding (AsyncLocalStorage around every request) the access log does not
+ * need: its line carries the request id itself.
+ */
+export class AppLogger implements LoggerService {
+  constructor(readonly pino: Pino) {}
+
+  log(message: unknown, ...rest: unknown[]): void {
+    this.write('info', message, rest);
+  }
+
+  error(message: unknown, ...rest: unknown[]): void {
+    // Nest passes (message, stack?, context?).
+    const [stack, context] = rest.length >= 2 ? rest : [undefined, rest[0]];
+    const fields: Record<string, unknown> = {};
+    if (typeof context === 'string') fields.context = context;
+    if (typeof stack === 'string') fields.stack = stack;
+    if (message instanceof Error) {
+      fields.stack = message.stack;
+      this.pino.error(fields, message.message);
+      return;
+    }
+    this.pino.error(fields, stringify(message));
+  }
+
+  warn(message: unknown, ...rest: unknown[]): void {
+    this.write('warn', message, rest);
+  }
+
+  debug(message: unknown, ...rest: unknown[]): void {
+    this.write('debug', message, rest);
+  }
+
+  verbose(message: unknown, ...rest: unknown[]): void {
+    this.write('debug', message, rest);
+  }
+
+  fatal(message: unknown, ...rest: unknown[]): void {
+    this.write('fatal', message, rest);
+  }
+
+  private write(level: 'info' | 'warn' | 'debug' | 'fatal', message: unknown, rest: unknown[]) {
+    const context = rest[rest.length - 1];
+    const fields = typeof context === 'string' ? { context } : {};
+    this.pino[level](fields, stringify(message));
+  }
+}
+
+function stringify(message: unknown): string {
+  return typeof message === 'string' ? message : JSON.stringify(message);
+}
