@@ -475,7 +475,13 @@ describe('server (node dist/main.js)', () => {
         );
       }
       expect(status).toBe(200);
-      expect(output()).toMatch(/"level":"log"/); // structured JSON logs
+      // Structured JSON logs (pino): start-up lines and the access line of the request above.
+      expect(output()).toMatch(/"level":30,.*"msg":"Nest application successfully started"/);
+      // The access line is written asynchronously, within a second (decisions §16).
+      for (let i = 0; i < 20 && !/"route":"\/health","status":200/.test(output()); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(output()).toMatch(/"route":"\/health","status":200/);
     } finally {
       child.kill('SIGTERM');
     }
