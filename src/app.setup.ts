@@ -4,6 +4,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { problemBody } from './common/problem';
 import { sendProblem } from './common/problem-details.filter';
 import { requestIdFor } from './common/request-id';
+import { APP_CONFIG } from './config/config.module';
+import { answerCors } from './cors/cors';
 import { setupDocsPage } from './docs/docs-page';
 import { buildOpenApiDocument } from './docs/openapi-document';
 import { registerXmlBodies } from './mal-lists/import-body';
@@ -63,6 +65,8 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
+  // Before answerUnsupportedMethods: an allowed origin's preflight is answered here.
+  answerCors(fastify, app.get<AppConfig>(APP_CONFIG).corsOrigins);
   answerUnsupportedMethods(fastify);
   addRateLimitHeadersHook(fastify, app.get(RateLimitService));
   addHttpMetricsHook(fastify, app.get(MetricsService));

@@ -11,6 +11,7 @@ describe('loadConfig', () => {
       redisUrl: null,
       redisKeyPrefix: 'ratings:',
       trustProxy: false,
+      corsOrigins: [],
       rateLimit: { user: { limit: 10, windowSeconds: 60 }, ip: { limit: 100, windowSeconds: 120 } },
       userAgent: { blocklist: [], denyThreshold: 10, denyWindowSeconds: 600, denySeconds: 900 },
       oauth: { accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 2_592_000 },
@@ -123,6 +124,15 @@ describe('loadConfig', () => {
     });
     expect(() => loadConfig({ REQUEST_TIMEOUT_SECONDS: '0' })).toThrow(/REQUEST_TIMEOUT_SECONDS/);
     expect(() => loadConfig({ MAX_CONNECTIONS: '0' })).toThrow(/MAX_CONNECTIONS/);
+  });
+
+  it('CORS_ORIGINS: a comma list of exact origins', () => {
+    expect(
+      loadConfig({ CORS_ORIGINS: 'https://app.example, http://localhost:5173' }).corsOrigins,
+    ).toEqual(['https://app.example', 'http://localhost:5173']);
+    for (const bad of ['https://app.example/', 'app.example', '*', 'ftp://x.example', 'null']) {
+      expect(() => loadConfig({ CORS_ORIGINS: bad })).toThrow(/CORS_ORIGINS/);
+    }
   });
 
   it('TRUST_PROXY=true trusts every proxy, a number that many hops', () => {

@@ -24,6 +24,8 @@ export interface AppConfig {
   redisUrl: string | null;
   /** Prefix of every Redis key, so that deployments (or test runs) can share one Redis. */
   redisKeyPrefix: string;
+  /** CORS_ORIGINS: browser origins allowed to call the API and the OAuth endpoints (decisions §17). */
+  corsOrigins: string[];
   /** As Fastify/Express "trust proxy": false, true, a hop count, or addresses, CIDRs and names like `loopback`. */
   trustProxy: boolean | number | string[];
   rateLimit: { user: RateWindow; ip: RateWindow };
@@ -113,6 +115,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     redisUrl: parseRedisUrl(env.REDIS_URL, problems),
     redisKeyPrefix: env.REDIS_KEY_PREFIX?.trim() || 'ratings:',
     trustProxy: parseTrustProxy(env.TRUST_PROXY, problems),
+    corsOrigins: parseCorsOrigins(env.CORS_ORIGINS, problems),
     rateLimit: {
       user: {
         limit: integer('RATE_LIMIT_USER_LIMIT', 10, 1, 1_000_000_000),
@@ -344,4 +347,27 @@ function parseLogLevel(raw: string | undefined, problems: string[]): LogLevel {
   if (level) return level;
   problems.push(`LOG_LEVEL must be one of error, warn, info, debug (got "${raw}")`);
   return 'info';
+}
+
+/** `https://app.example,http://localhost:5173`: each an origin exactly (scheme, host, port; no path). */
+export function parseCorsOrigins(raw: string | undefined, problems: string[]): string[] {
+  const origins = (raw ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '');
+  for (const origin of origins) {
+    let normal: string | null = null;
+    try {
+      const url = new URL(origin);
+      if (url.protocol === 'http:' || url.protocol === 'https:') normal = url.origin;
+    } catch {
+      normal = null;
+    }
+    if (normal !== origin) {
+      problems.push(
+        `CORS_ORIGINS must list origins such as https://app.example or http://localhost:5173, without path or trailing slash (got "${origin}")`,
+      );
+    }
+  }
+  return origins;
 }

@@ -5,7 +5,7 @@ import { sendProblem } from '../common/problem-details.filter';
 const METHOD_ORDER = ['GET', 'HEAD', 'PUT', 'POST', 'PATCH', 'DELETE'];
 
 /** A route pattern such as `/v1/my/:mediaType/:id/ratings` as a test of a request path. */
-function patternOf(url: string): RegExp {
+export function patternOf(url: string): RegExp {
   const segments = url
     .split('/')
     .map((segment) =>
