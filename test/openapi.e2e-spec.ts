@@ -81,7 +81,8 @@ describe('OpenAPI document (issue 12 points 14-17)', () => {
   };
 
   beforeAll(async () => {
-    app = await createTestApp();
+    // Every optional module on, as `npm run openapi:check` exports it.
+    app = await createTestApp({ PUBLIC_LISTS: 'true' });
     document = (await request(app.getHttpServer()).get('/docs/openapi.json').expect(200))
       .body as Document;
   });
@@ -111,11 +112,13 @@ describe('OpenAPI document (issue 12 points 14-17)', () => {
         security: true,
       });
       if (path.startsWith('/v1/')) {
-        const scope = path.startsWith('/v1/my/anime')
-          ? SCOPES.anime
-          : path.startsWith('/v1/my/manga')
-            ? SCOPES.manga
-            : SCOPES.profile;
+        const mediaType = /^\/v1\/(?:my|users\/\{name\})\/(anime|manga)\//.exec(path)?.[1];
+        const scope =
+          mediaType === 'anime'
+            ? SCOPES.anime
+            : mediaType === 'manga'
+              ? SCOPES.manga
+              : SCOPES.profile;
         expect(operation.security).toEqual([{ bearer: [] }, { oauth2: [scope] }]);
       }
     }
@@ -153,7 +156,7 @@ describe('OpenAPI document (issue 12 points 14-17)', () => {
 
   it('documents every status and header the API actually answers with', async () => {
     await importTitles(app, [anime(1)]);
-    const { token } = await createUserWithToken(app);
+    const { user, token } = await createUserWithToken(app);
     const { token: mangaOnly } = await createUserWithToken(app, [SCOPES.manga]);
     const server = app.getHttpServer();
     const one = '/v1/my/anime/{id}/ratings';
@@ -184,6 +187,28 @@ describe('OpenAPI document (issue 12 points 14-17)', () => {
       [one, 'delete', () => api(app, token).delete('/v1/my/anime/1/ratings')],
       ['/v1/my/anime/ratings', 'get', () => api(app, token).get('/v1/my/anime/ratings?limit=1')],
       ['/v1/my/profile', 'get', () => api(app, token).get('/v1/my/profile')],
+      [
+        '/v1/users/{name}/anime/ratings',
+        'get',
+        () =>
+          api(app, token).get(`/v1/users/${encodeURIComponent(user.name)}/anime/ratings?limit=1`),
+      ],
+      [
+        '/v1/users/{name}/manga/ratings',
+        'get',
+        () => api(app, token).get('/v1/users/nobody/manga/ratings'),
+      ],
+      [
+        '/v1/users/{name}/manga/ratings',
+        'get',
+        () => api(app, token).get('/v1/users/nobody/manga/ratings?after=1'),
+      ],
+      [
+        '/v1/users/{name}/profile',
+        'get',
+        () => api(app, token).get(`/v1/users/${encodeURIComponent(user.name)}/profile`),
+      ],
+      ['/v1/users/{name}/profile', 'get', () => api(app, mangaOnly).get('/v1/users/x/profile')],
       ['/v1/my/anime/export', 'get', () => api(app, token).get('/v1/my/anime/export')],
       [
         '/v1/my/anime/import',

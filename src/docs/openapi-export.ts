@@ -18,6 +18,8 @@ async function exportDocument(target: string | undefined): Promise<void> {
     const config = loadConfig({
       DATABASE_URL: `sqlite:${join(folder, 'export.sqlite')}`,
       LOG_LEVEL: 'error',
+      // Every optional route documented; a server without them serves a document without them.
+      PUBLIC_LISTS: 'true',
     });
     const app = await NestFactory.create<NestFastifyApplication>(
       AppModule.forRoot(config),
