@@ -1,23 +1,41 @@
 import { readFile } from 'node:fs/promises';
-import { Command, CommandRunner, SubCommand } from 'nest-commander';
-import { parseCatalogFile } from './catalog-file';
+import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { CatalogFileError, parseCatalogFile } from './catalog-file';
 import { CatalogService } from './catalog.service';
+
+const CATALOG_FORMATS = ['json', 'anime-offline-database'] as const;
+type CatalogFormat = (typeof CATALOG_FORMATS)[number];
 
 @SubCommand({
   name: 'import',
   arguments: '<file>',
   description:
-    'Import a JSON array of titles: creates new ones, updates changed ones, all or nothing',
+    'Import titles: a JSON array of titles (default: all or nothing), or with --format anime-offline-database the anime of a manami-project anime-offline-database file (JSON or gzip)',
 })
 export class ImportCatalogCommand extends CommandRunner {
   constructor(private readonly catalog: CatalogService) {
     super();
   }
 
-  async run([file]: string[]): Promise<void> {
-    const records = parseCatalogFile(await readFile(file, 'utf8'));
-    const summary = await this.catalog.import(records);
+  async run([file]: string[], options: { format?: CatalogFormat }): Promise<void> {
+    const summary =
+      options.format === 'anime-offline-database'
+        ? await this.catalog.importOfflineDatabase(file)
+        : await this.catalog.import(parseCatalogFile(await readFile(file, 'utf8')));
     process.stdout.write(`${JSON.stringify(summary)}\n`);
+  }
+
+  @Option({
+    flags: '--format <format>',
+    description: 'json (default): a JSON array of titles; anime-offline-database',
+  })
+  parseFormat(value: string): CatalogFormat {
+    if (!(CATALOG_FORMATS as readonly string[]).includes(value)) {
+      throw new CatalogFileError(
+        `--format must be one of ${CATALOG_FORMATS.join(', ')}, not "${value}"`,
+      );
+    }
+    return value as CatalogFormat;
   }
 }
 

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
 import { MEDIA_TYPES, type MediaType } from '../common/media-type';
 import { runTransaction } from '../database/transactions';
 import { CatalogFileError, TitleRecord } from './catalog-file';
 import { PUBLIC_ENTRY_CONDITION } from '../ratings/public-view.policy';
+import { offlineDatabaseItems, offlineTitleOf, OfflineTitle } from './offline-database';
 import { Title } from './title.entity';
 
 export interface ImportSummary {
@@ -12,6 +13,13 @@ export interface ImportSummary {
   updated: number;
   unchanged: number;
 }
+
+export interface OfflineImportSummary extends ImportSummary {
+  skipped: number;
+}
+
+/** Items per transaction of an anime-offline-database import: each lasts a few milliseconds. */
+const OFFLINE_BATCH = 500;
 
 // SQLite rejects very large statements ("Expression tree is too large"): insert in batches.
 const INSERT_BATCH = 200;
@@ -51,6 +59,89 @@ export class CatalogService {
             { externalId: null },
           );
         }
+      }
+      for (const record of changed) {
+        const { mediaType, id, ...fields } = record;
+        await manager.update(Title, { mediaType, id }, fields);
+      }
+      for (let i = 0; i < created.length; i += INSERT_BATCH) {
+        await manager.insert(Title, created.slice(i, i + INSERT_BATCH));
+      }
+      await listsHoldingChanged(manager, changed);
+      summary.created = created.length;
+      summary.updated = changed.length;
+      return summary;
+    });
+  }
+
+  /**
+   * Imports the anime of a manami-project anime-offline-database file (decisions §14). A first
+   * pass reads the whole file to check its format (nothing is written when it fails); the second
+   * applies it in batches of short transactions, so the API keeps serving writes meanwhile. Both
+   * passes stream the file: memory stays bounded whatever its size.
+   */
+  async importOfflineDatabase(file: string): Promise<OfflineImportSummary> {
+    for await (const item of offlineDatabaseItems(file)) void item;
+
+    const summary: OfflineImportSummary = { created: 0, updated: 0, unchanged: 0, skipped: 0 };
+    const seen = new Set<number>();
+    let batch: OfflineTitle[] = [];
+    const flush = async () => {
+      const done = await this.upsertAnimeByExternalId(batch);
+      summary.created += done.created;
+      summary.updated += done.updated;
+      summary.unchanged += done.unchanged;
+      batch = [];
+    };
+    for await (const item of offlineDatabaseItems(file)) {
+      const title = offlineTitleOf(item);
+      if (!title || seen.has(title.externalId)) {
+        summary.skipped += 1;
+        continue;
+      }
+      seen.add(title.externalId);
+      batch.push(title);
+      if (batch.length === OFFLINE_BATCH) await flush();
+    }
+    if (batch.length > 0) await flush();
+    return summary;
+  }
+
+  /**
+   * One batch of anime from the anime-offline-database (decisions §14), in one short
+   * transaction: a title holding the external_id is updated in place, a new one gets the next id
+   * (highest anime id + 1, in the batch's order). Users' entries are never touched.
+   */
+  async upsertAnimeByExternalId(batch: OfflineTitle[]): Promise<ImportSummary> {
+    return runTransaction(this.dataSource, async (manager) => {
+      const summary: ImportSummary = { created: 0, updated: 0, unchanged: 0 };
+      const existing = new Map<number, Title>();
+      for (const title of await manager.find(Title, {
+        where: { mediaType: 'anime', externalId: In(batch.map((item) => item.externalId)) },
+      })) {
+        existing.set(title.externalId!, title);
+      }
+      const [{ highest }] = await manager.query<{ highest: number | string | null }[]>(
+        "SELECT MAX(id) AS highest FROM titles WHERE media_type = 'anime'",
+      );
+      let nextId = Number(highest ?? 0) + 1;
+      const created: TitleRecord[] = [];
+      const changed: TitleRecord[] = [];
+      for (const item of batch) {
+        const current = existing.get(item.externalId);
+        const record: TitleRecord = {
+          mediaType: 'anime',
+          id: current ? current.id : nextId++,
+          externalId: item.externalId,
+          title: item.title,
+          episodes: item.episodes,
+          episodeMinutes: item.episodeMinutes,
+          chapters: null,
+          volumes: null,
+        };
+        if (!current) created.push(record);
+        else if (sameTitle(current, record)) summary.unchanged += 1;
+        else changed.push(record);
       }
       for (const record of changed) {
         const { mediaType, id, ...fields } = record;

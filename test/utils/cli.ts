@@ -18,6 +18,7 @@ export function runCli(
   args: string[],
   env: Record<string, string> = {},
   input?: string,
+  timeoutMs = 120_000,
 ): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = execFile(
@@ -26,7 +27,7 @@ export function runCli(
       {
         cwd: ROOT,
         env: { ...process.env, DATABASE_URL: process.env.E2E_DATABASE_URL, ...env },
-        timeout: 120_000,
+        timeout: timeoutMs,
       },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;

@@ -1,0 +1,99 @@
+import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import { chainUnchecked as chain } from 'stream-chain';
+import { parser } from 'stream-json';
+import { pick } from 'stream-json/filters/pick.js';
+import { streamArray } from 'stream-json/streamers/stream-array.js';
+import { CatalogFileError } from './catalog-file';
+
+/** An anime title as the manami-project anime-offline-database describes it (decisions §14). */
+export interface OfflineTitle {
+  externalId: number;
+  title: string;
+  episodes: number | null;
+  episodeMinutes: number | null;
+}
+
+const MAL_SOURCE = /^https?:\/\/myanimelist\.net\/anime\/(\d{1,10})\/?$/;
+const MAX_ID = 2 ** 31 - 1;
+const MAX_TITLE_LENGTH = 500;
+
+/**
+ * The file's items, one at a time, in file order: the file is streamed (stream-json) and never
+ * held whole, so a 40,000-item file takes the memory of one item. A file that is not JSON (or
+ * gzip of JSON) with a `data` array throws CatalogFileError when the stream reaches the problem.
+ */
+export async function* offlineDatabaseItems(file: string): AsyncGenerator<unknown> {
+  const gzipped = await startsWithGzipMagic(file);
+  const steps: unknown[] = [createReadStream(file)];
+  if (gzipped) steps.push(createGunzip());
+  let sawData = false;
+  steps.push(parser(), pick({ filter: 'data' }), (token: { name: string }) => {
+    if (!sawData && token.name !== 'startArray') {
+      throw new CatalogFileError('"data" is not an array');
+    }
+    sawData = true;
+    return token;
+  });
+  steps.push(streamArray());
+  const pipeline = chain(steps) as unknown as Readable;
+  try {
+    for await (const item of pipeline as AsyncIterable<{ value: unknown }>) yield item.value;
+  } catch (error) {
+    if (error instanceof CatalogFileError) throw error;
+    throw new CatalogFileError(
+      `not ${gzipped ? 'gzip of JSON' : 'JSON'}: ${(error as Error).message}`,
+    );
+  } finally {
+    pipeline.destroy();
+  }
+  if (!sawData) throw new CatalogFileError('no "data" array at the top level');
+}
+
+async function startsWithGzipMagic(file: string): Promise<boolean> {
+  const handle = await open(file, 'r').catch((error: Error) => {
+    throw new CatalogFileError(`cannot read ${file}: ${error.message}`);
+  });
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(2), 0, 2, 0);
+    return bytesRead === 2 && buffer[0] === 0x1f && buffer[1] === 0x8b;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The title an item describes, or the reason it is skipped: no MyAnimeList source (the first one
+ * counts) or no usable `title`.
+ */
+export function offlineTitleOf(item: unknown): OfflineTitle | null {
+  if (typeof item !== 'object' || item === null) return null;
+  const { sources, title, status, episodes, duration } = item as Record<string, unknown>;
+  if (typeof title !== 'string' || title.trim() === '' || title.length > MAX_TITLE_LENGTH) {
+    return null;
+  }
+  let externalId: number | null = null;
+  if (Array.isArray(sources)) {
+    for (const source of sources) {
+      const match = typeof source === 'string' ? MAL_SOURCE.exec(source) : null;
+      if (match) {
+        externalId = Number(match[1]);
+        break;
+      }
+    }
+  }
+  if (externalId === null || externalId < 1 || externalId > MAX_ID) return null;
+  // An airing title's count trails its newest episode: only a finished one's is the title's.
+  const count =
+    status === 'FINISHED' && Number.isInteger(episodes) && (episodes as number) > 0
+      ? Math.min(episodes as number, MAX_ID)
+      : null;
+  const { value, unit } = (duration ?? {}) as { value?: unknown; unit?: unknown };
+  const minutes =
+    unit === 'SECONDS' && typeof value === 'number' && Number.isFinite(value) && value > 0
+      ? Math.min(Math.floor(value / 60 + 0.5), MAX_ID)
+      : null;
+  return { externalId, title, episodes: count, episodeMinutes: minutes };
+}
