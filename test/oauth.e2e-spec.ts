@@ -611,9 +611,18 @@ describe('OAuth 2.0 authorization server', () => {
       );
       expect(introspection).toMatchObject({ active: true, client_id: registered.clientId });
 
-      await oauth.processRevocationResponse(
-        await oauth.revocationRequest(as, client, auth, refreshed.refresh_token!, insecure),
+      // 200 with `{}` as JSON: clients that parse the answer as JSON (simple-oauth2) accept it.
+      const revoked = await oauth.revocationRequest(
+        as,
+        client,
+        auth,
+        refreshed.refresh_token!,
+        insecure,
       );
+      expect(revoked.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(revoked.headers.get('cache-control')).toBe('no-store');
+      expect(await revoked.clone().json()).toEqual({});
+      await oauth.processRevocationResponse(revoked);
       expect((await callApiWith(refreshed.access_token)).status).toBe(401);
     });
 

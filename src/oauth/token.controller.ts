@@ -106,7 +106,11 @@ export class TokenController {
   })
   @ApiConsumes(FORM)
   @ApiBody({ schema: { $ref: getSchemaPath(TokenActionRequestDto) } })
-  @ApiOkResponse({ description: 'Revoked, or nothing to revoke; empty body' })
+  @ApiOkResponse({
+    description:
+      'Revoked, or nothing to revoke: `{}` as application/json (RFC 7009 lets the body be anything; some clients parse it as JSON)',
+    schema: { type: 'object', additionalProperties: false, example: {} },
+  })
   @ApiOAuthErrors()
   async revoke(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const form = formOf(request);
@@ -115,7 +119,7 @@ export class TokenController {
     });
     const { token, hint } = tokenParams(form);
     await this.lifecycle.revoke(client, token, hint);
-    void reply.status(200).headers({ 'cache-control': 'no-store', pragma: 'no-cache' }).send();
+    sendOAuthJson(reply, 200, {});
   }
 
   @Post('introspect')
