@@ -16,6 +16,7 @@ import { ENTITIES } from './entities';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { PurgesModule } from './purges/purges.module';
 import { MalListsModule } from './mal-lists/mal-lists.module';
 import { OAuthModule } from './oauth/oauth.module';
 import { ProfileModule } from './profile/profile.module';
@@ -53,6 +54,7 @@ export class AppModule {
         HealthModule,
         MetricsModule,
         LoggingModule,
+        PurgesModule,
         // Outside the pipeline below: no route of it carries @Authenticated/@Scopes/@RateLimited.
         // OAUTH_SERVER=false leaves it out, so its paths answer 404.
         ...(settings.oauthServer ? [OAuthModule] : []),

@@ -13,6 +13,7 @@ import { RefreshToken } from './oauth/entities/refresh-token.entity';
 import { SyncDeletion } from './sync/sync-deletion.entity';
 import { SyncKey } from './sync/sync-key.entity';
 import { Webhook } from './webhooks/webhook.entity';
+import { PurgeLease } from './purges/purge-lease.entity';
 
 export const ENTITIES = [
   User,
@@ -29,4 +30,5 @@ export const ENTITIES = [
   ExternalIdentity,
   BlockedExternalIdentity,
   Webhook,
+  PurgeLease,
 ];

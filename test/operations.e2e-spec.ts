@@ -3,6 +3,11 @@ import parsePrometheusTextFormat, { PrometheusFamily } from 'parse-prometheus-te
 import request from 'supertest';
 import { anime, createUserWithToken, importTitles } from './factories';
 import { api, createTestApp, resetDatabase } from './utils/test-app';
+import { DataSource } from 'typeorm';
+import { createHash, randomBytes } from 'node:crypto';
+import { AccessToken } from '../src/auth/access-token.entity';
+import { PurgeRunner } from '../src/purges/purge-runner.service';
+import { createUser, issueToken } from './factories';
 
 const METRICS_TOKEN = 'scrape-secret-for-tests';
 
@@ -188,6 +193,84 @@ describe('operations (decisions §16)', () => {
       } finally {
         await other.close();
       }
+    });
+  });
+
+  describe('purges', () => {
+    let app: NestFastifyApplication;
+
+    beforeAll(async () => {
+      app = await createTestApp({ METRICS_TOKEN });
+    });
+
+    beforeEach(async () => {
+      await resetDatabase(app);
+      await app
+        .get(DataSource)
+        .query("UPDATE purge_leases SET holder = NULL, expires_at = '1970-01-01 00:00:00'");
+    });
+
+    afterAll(async () => {
+      await app.close();
+    });
+
+    /** `count` expired access tokens of `userId`, inserted in bulk. */
+    async function insertExpiredTokens(userId: number, count: number): Promise<void> {
+      const rows = Array.from({ length: count }, () => ({
+        tokenHash: createHash('sha256').update(randomBytes(16)).digest('hex'),
+        userId,
+        scopes: 'user.profile',
+        clientId: null,
+        grantId: null,
+        createdAt: new Date(Date.now() - 7_200_000),
+        expiresAt: new Date(Date.now() - 3_600_000),
+        revokedAt: null,
+      }));
+      for (let i = 0; i < rows.length; i += 200) {
+        await app
+          .get(DataSource)
+          .getRepository(AccessToken)
+          .insert(rows.slice(i, i + 200));
+      }
+    }
+
+    const tokenRows = () => app.get(DataSource).getRepository(AccessToken).count();
+
+    it('removes expired access tokens in batches and keeps live ones, counting them in /metrics', async () => {
+      const user = await createUser(app);
+      const live = await issueToken(app, user);
+      await insertExpiredTokens(user.id, 1005);
+      expect(await tokenRows()).toBe(1006);
+
+      const purged = await app.get(PurgeRunner).runOnce();
+      expect(purged).toMatchObject({ access_tokens: 1005, sync_deletions: 0 });
+      expect(await tokenRows()).toBe(1);
+      await api(app, live).get('/v1/my/profile').expect(200);
+
+      const text = (
+        await request(app.getHttpServer())
+          .get('/metrics')
+          .set('Authorization', `Bearer ${METRICS_TOKEN}`)
+          .expect(200)
+      ).text;
+      const families = parsePrometheusTextFormat(text);
+      expect(sample(families, 'purged_rows_total', { kind: 'access_tokens' })).toBe(1005);
+    });
+
+    it('runs on one instance at a time: not while another holds the lease', async () => {
+      const user = await createUser(app);
+      await insertExpiredTokens(user.id, 3);
+      const future = new Date(Date.now() + 60_000).toISOString().slice(0, 19).replace('T', ' ');
+      await app
+        .get(DataSource)
+        .query(`UPDATE purge_leases SET holder = 'another-instance', expires_at = '${future}'`);
+      expect(await app.get(PurgeRunner).runOnce()).toBeNull();
+      expect(await tokenRows()).toBe(3);
+
+      // A lease its holder did not renew (it crashed) runs out.
+      await app.get(DataSource).query("UPDATE purge_leases SET expires_at = '2000-01-01 00:00:00'");
+      expect(await app.get(PurgeRunner).runOnce()).toMatchObject({ access_tokens: 3 });
+      expect(await tokenRows()).toBe(0);
     });
   });
 

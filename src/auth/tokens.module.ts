@@ -1,3 +1,4 @@
+import { AccessTokenPurge } from './access-token-purge';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config';
@@ -18,6 +19,7 @@ import { TokensService } from './tokens.service';
     TypeOrmModule.forFeature([AccessToken, ExternalIdentity, BlockedExternalIdentity]),
   ],
   providers: [
+    AccessTokenPurge,
     TokensService,
     ExternalIdentitiesService,
     OpaqueTokenVerifier,

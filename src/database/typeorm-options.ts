@@ -10,6 +10,7 @@ import { RatingRevisions1800000000001 } from './migrations/1800000000001-rating-
 import { Sync1800000700000 } from './migrations/1800000700000-sync';
 import { CatalogVersions1800000700001 } from './migrations/1800000700001-catalog-versions';
 import { ExternalIdentities1800000100000 } from './migrations/1800000100000-external-identities';
+import { PurgeLeases1800000300000 } from './migrations/1800000300000-purge-leases';
 import { Webhooks1800000600000 } from './migrations/1800000600000-webhooks';
 import { PublicVersions1800000800000 } from './migrations/1800000800000-public-versions';
 
@@ -20,6 +21,7 @@ export const MIGRATIONS = [
   UserListVersion1795370000002,
   RatingRevisions1800000000001,
   ExternalIdentities1800000100000,
+  PurgeLeases1800000300000,
   Webhooks1800000600000,
   Sync1800000700000,
   CatalogVersions1800000700001,

@@ -1,3 +1,4 @@
+import { OAuthPurges } from './oauth-purges';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { TokensModule } from '../auth/tokens.module';
@@ -36,6 +37,7 @@ import { TokenLifecycleService } from './token-lifecycle.service';
     AuthorizationService,
     TokenLifecycleService,
     LoginThrottleService,
+    OAuthPurges,
   ],
 })
 export class OAuthModule {}

@@ -1,55 +1,42 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-  OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { PURGE_BATCH, PurgeRegistry } from '../purges/purge-registry';
 import { SyncDeletionsRepository } from './sync-deletions.repository';
 
-const PURGE_EVERY_MS = 3_600_000;
-const BATCH = 1000;
 /**
  * Kept a little longer than the retention: a deletion's time is taken inside its transaction,
  * which may commit a moment after a cursor that must still report it was issued.
  */
 const MARGIN_SECONDS = 60;
 
-/** Removes deletions older than SYNC_RETENTION_DAYS: at start-up, then every hour. */
+/** Deletions older than SYNC_RETENTION_DAYS go, with the other purges (decisions §12, §16). */
 @Injectable()
-export class SyncPurgeService implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(SyncPurgeService.name);
-  private timer: NodeJS.Timeout | null = null;
-
+export class SyncPurgeService implements OnModuleInit {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly deletions: SyncDeletionsRepository,
+    private readonly registry: PurgeRegistry,
   ) {}
 
-  onApplicationBootstrap(): void {
-    const run = () => {
-      this.purge().catch((error: unknown) =>
-        this.logger.error(`Purging sync deletions failed: ${(error as Error).message}`),
-      );
-    };
-    run();
-    this.timer = setInterval(run, PURGE_EVERY_MS).unref();
+  onModuleInit(): void {
+    this.registry.register({
+      kind: 'sync_deletions',
+      purgeBatch: (now, limit) => this.deletions.purgeBefore(this.dueBefore(now), limit),
+    });
   }
 
-  onApplicationShutdown(): void {
-    if (this.timer) clearInterval(this.timer);
-  }
-
-  /** Purges in batches of 1000; returns how many deletions went. */
+  /** Purges every due deletion at once, in batches; returns how many went. */
   async purge(now = Date.now()): Promise<number> {
-    const before = new Date(now - (this.config.sync.retentionSeconds + MARGIN_SECONDS) * 1000);
     let purged = 0;
     for (;;) {
-      const count = await this.deletions.purgeBefore(before, BATCH);
+      const count = await this.deletions.purgeBefore(this.dueBefore(new Date(now)), PURGE_BATCH);
       purged += count;
-      if (count < BATCH) return purged;
+      if (count < PURGE_BATCH) return purged;
     }
+  }
+
+  private dueBefore(now: Date): Date {
+    return new Date(now.getTime() - (this.config.sync.retentionSeconds + MARGIN_SECONDS) * 1000);
   }
 }

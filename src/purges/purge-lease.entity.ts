@@ -1,0 +1,14 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** Who runs the purges now: one instance at a time (decisions §16). */
+@Entity('purge_leases')
+export class PurgeLease {
+  @PrimaryColumn({ type: 'varchar', length: 64 })
+  name: string;
+
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  holder: string | null;
+
+  @Column({ name: 'expires_at', type: 'datetime' })
+  expiresAt: Date;
+}
