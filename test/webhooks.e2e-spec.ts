@@ -1,7 +1,11 @@
+import { createServer, IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
 import { anime, createUserWithToken, importTitles, manga } from './factories';
 import { loadConfig } from '../src/config/app-config';
+import { RatingsService } from '../src/ratings/ratings.service';
 import { WebhooksRepository } from '../src/webhooks/webhooks.repository';
 import { WebhooksService } from '../src/webhooks/webhooks.service';
 import { runCli } from './utils/cli';
@@ -224,5 +228,273 @@ describe('webhooks: endpoints and outbox', () => {
       await api(app, token).put('/v1/my/anime/1/ratings', { status: 'dropped' }).expect(200);
       expect(await messages()).toEqual([]);
     });
+  });
+});
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A local receiver: records every request and answers with what `respond` says (null: never). */
+class Receiver {
+  readonly received: Received[] = [];
+  respond: (count: number) => number | null = () => 200;
+  private server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      this.received.push({ headers: request.headers, body });
+      const status = this.respond(this.received.length);
+      if (status !== null) response.writeHead(status).end('ok');
+    });
+  });
+
+  async start(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+
+  ids(): string[] {
+    return this.received.map((request) => String(request.headers['webhook-id']));
+  }
+}
+
+/** Polls `check` until it holds; fails the test after `ms` (a bound against hanging, not a measure). */
+async function eventually(check: () => Promise<boolean> | boolean, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function verified(received: Received, secret: string): unknown {
+  return new StandardWebhook(secret).verify(received.body, {
+    'webhook-id': String(received.headers['webhook-id']),
+    'webhook-timestamp': String(received.headers['webhook-timestamp']),
+    'webhook-signature': String(received.headers['webhook-signature']),
+  });
+}
+
+describe('webhooks: delivery', () => {
+  let app: NestFastifyApplication;
+  let receiver: Receiver;
+  let url: string;
+
+  beforeAll(async () => {
+    app = await createTestApp({
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WEBHOOK_RETRY_SECONDS: '1,1',
+      WEBHOOK_TIMEOUT_SECONDS: '1',
+    });
+  });
+
+  afterAll(async () => {
+    await app.close();
+  });
+
+  beforeEach(async () => {
+    await resetDatabase(app);
+    await importTitles(app, [anime(1), anime(2)]);
+    receiver = new Receiver();
+    url = await receiver.start();
+  });
+
+  afterEach(async () => {
+    await receiver.stop();
+  });
+
+  const states = () =>
+    app
+      .get(DataSource)
+      .query<{ state: string }[]>('SELECT state FROM webhook_messages ORDER BY id')
+      .then((rows) => rows.map((row) => row.state));
+  const settled = async () => (await states()).every((state) => state !== 'pending');
+
+  it('delivers each event type once, signed as Standard Webhooks v1', async () => {
+    const webhook = await app.get(WebhooksService).create(url);
+    const { user, token } = await createUserWithToken(app);
+    await api(app, token).put('/v1/my/anime/1/ratings', { status: 'ongoing' }).expect(200);
+    await api(app, token).put('/v1/my/anime/1/ratings', { status: 'completed' }).expect(200);
+    await api(app, token).delete('/v1/my/anime/1/ratings').expect(200);
+
+    await eventually(async () => receiver.received.length >= 3 && (await settled()));
+    expect(await states()).toEqual(['delivered', 'delivered', 'delivered']);
+    expect(receiver.received).toHaveLength(3);
+    expect(new Set(receiver.ids()).size).toBe(3);
+    const bodies = receiver.received.map((received) => {
+      expect(received.headers['content-type']).toBe('application/json');
+      expect(received.headers['webhook-id']).toMatch(/^msg_/);
+      expect(received.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+      expect(() =>
+        verified(received, 'whsec_' + Buffer.from('wrong').toString('base64')),
+      ).toThrow();
+      return verified(received, webhook.secret) as { type: string; data: Record<string, unknown> };
+    });
+    expect(bodies.map((body) => body.type).sort()).toEqual([
+      'rating.created',
+      'rating.deleted',
+      'rating.updated',
+    ]);
+    for (const body of bodies) {
+      expect(body.data).toMatchObject({ user: { id: user.id, name: user.name }, title_id: 1 });
+    }
+
+    const log = await app.get(WebhooksService).deliveries(webhook.id);
+    expect(log).toHaveLength(3);
+    for (const attempt of log) {
+      expect(attempt).toMatchObject({ status: 200, error: null, outcome: 'delivered' });
+    }
+    expect(log.map((attempt) => attempt['webhook-id']).sort()).toEqual(receiver.ids().sort());
+  });
+
+  it('retries a failing receiver with the same webhook-id, signed again', async () => {
+    receiver.respond = (count) => (count === 1 ? 500 : 200);
+    const webhook = await app.get(WebhooksService).create(url, 'rating.created');
+    const { token } = await createUserWithToken(app);
+    await api(app, token).put('/v1/my/anime/2/ratings', { status: 'ongoing' }).expect(200);
+
+    await eventually(settled);
+    expect(await states()).toEqual(['delivered']);
+    expect(receiver.received).toHaveLength(2);
+    const [first, second] = receiver.received;
+    expect(second.headers['webhook-id']).toBe(first.headers['webhook-id']);
+    expect(second.body).toBe(first.body);
+    expect(Number(second.headers['webhook-timestamp'])).toBeGreaterThanOrEqual(
+      Number(first.headers['webhook-timestamp']),
+    );
+    verified(first, webhook.secret);
+    verified(second, webhook.secret);
+
+    const log = await app.get(WebhooksService).deliveries(webhook.id);
+    expect(log.map(({ status, outcome }) => [status, outcome])).toEqual([
+      [200, 'delivered'],
+      [500, 'retrying'],
+    ]);
+    expect(log[0]['webhook-id']).toBe(first.headers['webhook-id']);
+  });
+
+  it('records the event failed after 1 + N attempts against a receiver that never answers', async () => {
+    receiver.respond = () => null;
+    const webhook = await app.get(WebhooksService).create(url);
+    const { token } = await createUserWithToken(app);
+    await api(app, token).put('/v1/my/anime/1/ratings', { status: 'ongoing' }).expect(200);
+
+    await eventually(settled);
+    expect(await states()).toEqual(['failed']);
+    expect(receiver.received).toHaveLength(3);
+    expect(new Set(receiver.ids()).size).toBe(1);
+    const log = await app.get(WebhooksService).deliveries(webhook.id);
+    expect(log.map(({ outcome }) => outcome)).toEqual(['failed', 'retrying', 'retrying']);
+    for (const attempt of log) {
+      expect(attempt.status).toBeNull();
+      expect(attempt.error).toMatch(/no complete response within 1 s/);
+    }
+    const printed = await runCli(['webhooks', 'deliveries', webhook.id]);
+    expect(printed.code).toBe(0);
+    expect(
+      printed.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as unknown),
+    ).toEqual(log);
+  });
+
+  it('does not follow a redirect: the 3xx is recorded and retried', async () => {
+    receiver.respond = (count) => (count === 1 ? 302 : 204);
+    const webhook = await app.get(WebhooksService).create(url);
+    const { token } = await createUserWithToken(app);
+    await api(app, token).put('/v1/my/anime/1/ratings', { status: 'ongoing' }).expect(200);
+
+    await eventually(settled);
+    const log = await app.get(WebhooksService).deliveries(webhook.id);
+    expect(log.map(({ status, outcome }) => [status, outcome])).toEqual([
+      [204, 'delivered'],
+      [302, 'retrying'],
+    ]);
+  });
+
+  it('makes no attempt for a deleted webhook, retries included', async () => {
+    receiver.respond = () => 500;
+    const webhook = await app.get(WebhooksService).create(url);
+    const { token } = await createUserWithToken(app);
+    await api(app, token).put('/v1/my/anime/1/ratings', { status: 'ongoing' }).expect(200);
+    await eventually(() => receiver.received.length >= 1);
+    await app.get(WebhooksService).delete(webhook.id);
+    const seen = receiver.received.length;
+    // Past the 1 s retry delay and the poll: a retry would have come by now.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect(receiver.received.length).toBe(seen);
+    expect(await states()).toEqual([]);
+  });
+
+  it('two instances on one database deliver each of 300 events once', async () => {
+    const second = await createTestApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+    try {
+      await importTitles(
+        app,
+        Array.from({ length: 300 }, (_, index) => anime(index + 1)),
+      );
+      await app.get(WebhooksService).create(url);
+      const { user } = await createUserWithToken(app);
+      await app.get(RatingsService).inWriteTransaction(async (writer) => {
+        for (let id = 1; id <= 300; id++) {
+          await writer.put(user.id, 'anime', { id, byExternalId: false }, {
+            status: 'ongoing',
+          });
+        }
+      });
+      await eventually(async () => receiver.received.length >= 300 && (await settled()), 120_000);
+      expect(new Set(receiver.ids()).size).toBe(300);
+      expect(receiver.received).toHaveLength(300);
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describe('webhooks: receivers refused at delivery without WEBHOOK_ALLOW_PRIVATE', () => {
+  let app: NestFastifyApplication;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    app = await createTestApp({ WEBHOOK_RETRY_SECONDS: '0' });
+    await resetDatabase(app);
+    await importTitles(app, [anime(1)]);
+    receiver = new Receiver();
+  });
+
+  afterAll(async () => {
+    await receiver.stop();
+    await app.close();
+  });
+
+  it('records the attempts failed without connecting to 127.0.0.1', async () => {
+    const url = await receiver.start();
+    // Made while private receivers were allowed; the server no longer allows them.
+    const permissive = new WebhooksService(
+      loadConfig({ DATABASE_URL: process.env.E2E_DATABASE_URL, WEBHOOK_ALLOW_PRIVATE: 'true' }),
+      app.get(WebhooksRepository),
+    );
+    const webhook = await permissive.create(url);
+    const { token } = await createUserWithToken(app);
+    await api(app, token).put('/v1/my/anime/1/ratings', { status: 'ongoing' }).expect(200);
+
+    await eventually(
+      async () => (await app.get(WebhooksService).deliveries(webhook.id)).length === 2,
+    );
+    const log = await app.get(WebhooksService).deliveries(webhook.id);
+    expect(log.map(({ outcome }) => outcome)).toEqual(['failed', 'retrying']);
+    for (const attempt of log) {
+      expect(attempt.status).toBeNull();
+      expect(attempt.error).toMatch(/127\.0\.0\.1 is in a loopback range/);
+    }
+    expect(receiver.received).toEqual([]);
   });
 });

@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnModuleDestroy,
+} from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { RATING_CHANGED_EVENT } from '../ratings/rating-change';
+import { WebhookSender } from './webhook-sender';
+import { ClaimedWork, OutboxMessage, WebhooksRepository } from './webhooks.repository';
+
+/** At most this many attempts run at once for one webhook, over all instances (decisions §15). */
+export const MAX_ATTEMPTS_IN_FLIGHT = 8;
+/** How often the outbox is read: writes of other processes (the CLI) are found within this. */
+const POLL_MS = 1000;
+/** A claim outlives the longest attempt by this much; then another instance may take it. */
+const LEASE_MARGIN_MS = 10_000;
+
+/**
+ * The delivery worker of one server instance. It claims due outbox messages (a lease, see
+ * WebhooksRepository.claim), sends them off the request path and records each attempt: delivered,
+ * retried after the next delay of WEBHOOK_RETRY_SECONDS, or failed after the last. It wakes every
+ * second and after each local write; on shutdown it stops claiming, cuts running attempts short
+ * and gives their messages back.
+ */
+@Injectable()
+export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(WebhookDispatcher.name);
+  private readonly owner = randomUUID();
+  private readonly stop = new AbortController();
+  private readonly running = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | null = null;
+  private ticking: Promise<void> | null = null;
+  private again = false;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly repository: WebhooksRepository,
+    private readonly sender: WebhookSender,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.poke();
+  }
+
+  /** A local write may have queued messages: look now rather than at the next poll. */
+  @OnEvent(RATING_CHANGED_EVENT)
+  onRatingChanged(): void {
+    this.poke();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stop.abort();
+    if (this.timer) clearTimeout(this.timer);
+    await this.ticking;
+    await Promise.allSettled([...this.running]);
+    this.sender.close();
+  }
+
+  private poke(): void {
+    if (this.stop.signal.aborted) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.ticking = this.tick().finally(() => {
+      this.ticking = null;
+      if (this.stop.signal.aborted) return;
+      if (this.again) {
+        this.again = false;
+        this.poke();
+      } else {
+        this.timer = setTimeout(() => this.poke(), POLL_MS);
+      }
+    });
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      const now = Date.now();
+      const leaseUntil = now + this.sender.attemptTimeoutMs + LEASE_MARGIN_MS;
+      for (const webhookId of await this.repository.dueWebhookIds(now)) {
+        if (this.stop.signal.aborted) return;
+        const work = await this.repository.claim(
+          webhookId,
+          now,
+          MAX_ATTEMPTS_IN_FLIGHT,
+          this.owner,
+          leaseUntil,
+        );
+        for (const message of work?.messages ?? []) this.start(work!.webhook, message);
+      }
+    } catch (error) {
+      this.logger.warn(`Reading the webhook outbox failed: ${(error as Error).message}`);
+    }
+  }
+
+  private start(webhook: ClaimedWork['webhook'], message: OutboxMessage): void {
+    const attempt = this.attempt(webhook, message)
+      .catch((error: unknown) =>
+        this.logger.warn(
+          `Recording a webhook attempt of ${message.eventId} failed: ${(error as Error).message}`,
+        ),
+      )
+      .finally(() => {
+        this.running.delete(attempt);
+        this.poke();
+      });
+    this.running.add(attempt);
+  }
+
+  private async attempt(webhook: ClaimedWork['webhook'], message: OutboxMessage): Promise<void> {
+    const attemptedAt = Date.now();
+    const result = await this.sender.send(webhook, message.eventId, message.body, this.stop.signal);
+    if (result.stopped) {
+      await this.repository.release(message.id, this.owner);
+      return;
+    }
+    const now = Date.now();
+    const delays = this.config.webhooks.retrySeconds;
+    const outcome = result.delivered
+      ? 'delivered'
+      : message.attempts < delays.length
+        ? 'retrying'
+        : 'failed';
+    // The k-th retry comes the k-th delay after this failure (message.attempts = k - 1).
+    const nextAttemptAt = outcome === 'retrying' ? now + delays[message.attempts] * 1000 : null;
+    await this.repository.recordAttempt(
+      webhook.id,
+      message,
+      {
+        eventId: message.eventId,
+        eventType: message.eventType,
+        attemptedAt,
+        status: result.status,
+        error: result.error,
+        outcome,
+      },
+      nextAttemptAt,
+      now,
+    );
+  }
+}
