@@ -2,6 +2,7 @@ import { createServer, IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
+import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { anime, createUserWithToken, importTitles, manga } from './factories';
 import { loadConfig } from '../src/config/app-config';
@@ -352,6 +353,8 @@ describe('webhooks: delivery', () => {
       expect(attempt).toMatchObject({ status: 200, error: null, outcome: 'delivered' });
     }
     expect(log.map((attempt) => attempt['webhook-id']).sort()).toEqual(receiver.ids().sort());
+    const metrics = await request(app.getHttpServer()).get('/metrics').expect(200);
+    expect(metrics.text).toMatch(/^webhook_deliveries_total\{outcome="delivered"\} 3$/m);
   });
 
   it('retries a failing receiver with the same webhook-id, signed again', async () => {

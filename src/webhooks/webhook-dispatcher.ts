@@ -9,6 +9,7 @@ import {
 import { OnEvent } from '@nestjs/event-emitter';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { MetricsService } from '../metrics/metrics.service';
 import { RATING_CHANGED_EVENT } from '../ratings/rating-change';
 import { WebhookSender } from './webhook-sender';
 import { ClaimedWork, OutboxMessage, WebhooksRepository } from './webhooks.repository';
@@ -41,6 +42,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly repository: WebhooksRepository,
     private readonly sender: WebhookSender,
+    private readonly metrics: MetricsService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -144,5 +146,6 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       nextAttemptAt,
       now,
     );
+    this.metrics.countWebhookDelivery(outcome);
   }
 }
