@@ -34,7 +34,15 @@ import {
   judgeTargets,
   writeResults,
 } from './lib/report.mjs';
-import { ANIME_TITLES, fillLists, PUT_BODY, seedWithCli, writeCatalogFile } from './lib/seed.mjs';
+import {
+  ANIME_TITLES,
+  fillLists,
+  HALF_PRIVATE_KEY,
+  LIST_USERS,
+  PUT_BODY,
+  seedWithCli,
+  writeCatalogFile,
+} from './lib/seed.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
@@ -181,6 +189,7 @@ async function main() {
     RATE_LIMIT_IP_LIMIT: '1000000000',
     UA_DENY_THRESHOLD: '0',
     LOG_LEVEL: 'warn',
+    PUBLIC_LISTS: 'true',
   };
 
   // Seed the catalog, users and tokens with the admin CLI (this also runs the migrations).
@@ -291,6 +300,8 @@ async function main() {
     'get-all-10k',
     'get-all-10k-304',
     'get-all-10k-limit-100',
+    'public-list-10k',
+    'public-list-10k-304',
     'changes-10k',
     'profile-10',
     'profile-10k',
@@ -445,16 +456,30 @@ async function prepareSyncScenarios(baseUrl, tokens) {
     if (list.status !== 200 || typeof etag !== 'string') {
       throw new Error(`GET all answered ${list.status} without an ETag`);
     }
-    return { cursor, etag, firstSyncCalls: calls, firstSyncSeconds };
+    // Another user's read of the same list's public view (half of it private).
+    const publicList = await client.request('GET', PUBLIC_LIST_10K_PATH, {
+      headers: apiHeaders(tokens['10']),
+      timeoutMs: 60_000,
+    });
+    const publicEtag = publicList.headers?.etag;
+    if (publicList.status !== 200 || typeof publicEtag !== 'string') {
+      throw new Error(`the public list answered ${publicList.status} without an ETag`);
+    }
+    const parsedList = /** @type {unknown} */ (JSON.parse(publicList.body));
+    const shown = /** @type {unknown[]} */ (parsedList).length;
+    if (shown !== 5_000) throw new Error(`the public list showed ${shown} entries, not 5,000`);
+    return { cursor, etag, publicEtag, firstSyncCalls: calls, firstSyncSeconds };
   } finally {
     client.close();
   }
 }
 
+const PUBLIC_LIST_10K_PATH = `/v1/users/${LIST_USERS.find((u) => u.key === HALF_PRIVATE_KEY)?.name}/anime/ratings`;
+
 /**
  * @param {Record<string, string>} tokens
  * @param {string} getOnePath
- * @param {{ cursor: string, etag: string }} sync
+ * @param {{ cursor: string, etag: string, publicEtag: string }} sync
  * @returns {import('./lib/load.mjs').Scenario[]}
  */
 function buildScenarios(tokens, getOnePath, sync) {
@@ -524,6 +549,26 @@ function buildScenarios(tokens, getOnePath, sync) {
         tokens['10k'],
       ),
       headers: { ...apiHeaders(tokens['10k']), 'if-none-match': sync.etag },
+      expectedStatus: 304,
+    },
+    {
+      ...get(
+        'public-list-10k',
+        'GET /v1/users/bench_list_10k/anime/ratings by another user: the 5,000 visible entries of the 10,000',
+        PUBLIC_LIST_10K_PATH,
+        tokens['10'],
+      ),
+      // As get-all-10k, so that the two p50s compare.
+      connections: 5,
+    },
+    {
+      ...get(
+        'public-list-10k-304',
+        'the public list of the 10,000-entry list, If-None-Match: its ETag (304)',
+        PUBLIC_LIST_10K_PATH,
+        tokens['10'],
+      ),
+      headers: { ...apiHeaders(tokens['10']), 'if-none-match': sync.publicEtag },
       expectedStatus: 304,
     },
     get(

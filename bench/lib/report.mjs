@@ -183,9 +183,23 @@ export function judgeTargets({ db, rows, probes, soak }) {
       measured: `${p50At('get-all-10k') ?? '-'} ms at ${row('get-all-10k')?.connections ?? '-'} connections, ${probe('get-all-10k')?.p50 ?? '-'} ms at 1, for information`,
     });
   }
+  judge(
+    `public list of a 10k list, half private: p50 ≤ 1.2× GET all 10k p50 (${row('public-list-10k')?.connections ?? '-'} connections)`,
+    p50Ratio(p50At('public-list-10k'), p50At('get-all-10k')),
+    (v) => v <= 1.2,
+    (v) => `${v.toFixed(2)}× (${p50At('public-list-10k')} ms vs ${p50At('get-all-10k')} ms)`,
+  );
+  judge(
+    'public list of a 10k list, half private: p50 ≤ 1.2× GET all 10k p50 (1 connection)',
+    p50Ratio(probe('public-list-10k')?.p50, probe('get-all-10k')?.p50),
+    (v) => v <= 1.2,
+    (v) =>
+      `${v.toFixed(2)}× (${probe('public-list-10k')?.p50} ms vs ${probe('get-all-10k')?.p50} ms)`,
+  );
   for (const [name, what] of [
     ['changes-10k', 'changes feed, 10 changes on a 10k list,'],
     ['get-all-10k-304', 'conditional GET all 10k answering 304,'],
+    ['public-list-10k-304', 'conditional public list of a 10k list answering 304,'],
   ]) {
     judge(
       `${what} p50 ≤ 2× GET one p50 (1 connection)`,

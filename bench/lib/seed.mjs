@@ -15,6 +15,8 @@ export const LIST_USERS = [
   { key: '1k', name: 'bench_list_1k', size: 1_000 },
   { key: '10k', name: 'bench_list_10k', size: 10_000 },
 ];
+/** Its odd title ids are private: the public-list scenarios read the other half. */
+export const HALF_PRIVATE_KEY = '10k';
 /** Owns the PUT scenarios, so that they never change the lists above. */
 export const WRITER = { key: 'writer', name: 'bench_writer', size: 1 };
 
@@ -92,10 +94,16 @@ export async function seedWithCli({ cwd, env, catalogFile }) {
  * @param {{ baseUrl: string, tokens: Record<string, string>, concurrency?: number, deadlineMs?: number }} options
  */
 export async function fillLists({ baseUrl, tokens, concurrency = 20, deadlineMs = 15 * 60_000 }) {
-  /** @type {{ token: string, id: number }[]} */
+  /** @type {{ token: string, id: number, isPrivate: boolean }[]} */
   const jobs = [];
   for (const user of [...LIST_USERS, WRITER]) {
-    for (let id = 1; id <= user.size; id++) jobs.push({ token: tokens[user.key], id });
+    for (let id = 1; id <= user.size; id++) {
+      jobs.push({
+        token: tokens[user.key],
+        id,
+        isPrivate: user.key === HALF_PRIVATE_KEY && id % 2 === 1,
+      });
+    }
   }
   const client = new HttpClient(baseUrl, concurrency);
   const deadline = Date.now() + deadlineMs;
@@ -105,11 +113,12 @@ export async function fillLists({ baseUrl, tokens, concurrency = 20, deadlineMs 
     while (next < jobs.length && !failed) {
       if (Date.now() > deadline)
         throw new Error(`seeding did not finish within ${deadlineMs / 1000} s`);
-      const { token, id } = jobs[next++];
+      const { token, id, isPrivate } = jobs[next++];
       const body = JSON.stringify({
         status: STATUSES[id % STATUSES.length],
         public_rating: id % 11,
         episodes_watched: 3,
+        ...(isPrivate ? { is_visible: false } : {}),
       });
       const response = await client.request('PUT', `/v1/my/anime/${id}/ratings`, {
         headers: apiHeaders(token, true),
