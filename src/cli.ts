@@ -7,6 +7,8 @@ import { TokensModule } from './auth/tokens.module';
 import { IssueTokenCommand, RevokeTokenCommand, TokensCommand } from './auth/tokens.command';
 import { CatalogModule } from './catalog/catalog.module';
 import { CatalogCommand, ImportCatalogCommand } from './catalog/catalog.command';
+import { ExportListCommand, ImportListCommand, ListsCommand } from './mal-lists/lists.command';
+import { MalListsModule } from './mal-lists/mal-lists.module';
 import { InvalidConfigError, loadConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
@@ -42,6 +44,7 @@ import { CreateUserCommand, SetPasswordCommand, UsersCommand } from './users/use
     WebhookOutboxModule,
     TokensModule,
     CatalogModule,
+    MalListsModule,
     OAuthClientsModule,
   ],
   providers: [
@@ -61,6 +64,9 @@ import { CreateUserCommand, SetPasswordCommand, UsersCommand } from './users/use
     ListWebhooksCommand,
     DeleteWebhookCommand,
     WebhookDeliveriesCommand,
+    ListsCommand,
+    ExportListCommand,
+    ImportListCommand,
   ],
 })
 class CliModule {}

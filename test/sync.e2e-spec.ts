@@ -1,7 +1,8 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import request from 'supertest';
 import { anime, createUserWithToken, importTitles, manga } from './factories';
 import { SyncPurgeService } from '../src/sync/sync-purge.service';
-import { api, createTestApp, resetDatabase } from './utils/test-app';
+import { api, createTestApp, resetDatabase, USER_AGENT } from './utils/test-app';
 
 type Entry = { id: number } & Record<string, unknown>;
 interface ChangesBody {
@@ -118,6 +119,26 @@ describe('changes feed (incremental sync)', () => {
       await remove(token, 1);
       await put(token, 5, { status: 'completed' });
       await client.expectMirrorsList();
+
+      // A MyAnimeList import writes like PUTs: the mirror follows what it creates and updates.
+      const imported = await request(app.getHttpServer())
+        .post('/v1/my/anime/import')
+        .set('User-Agent', USER_AGENT)
+        .set('Authorization', `Bearer ${token}`)
+        .set('Content-Type', 'application/xml')
+        .send(
+          `<myanimelist><myinfo><user_export_type>1</user_export_type></myinfo>
+          <anime><series_animedb_id>5002</series_animedb_id><my_status>Watching</my_status></anime>
+          <anime><series_animedb_id>5005</series_animedb_id><my_status>Dropped</my_status><update_on_import>1</update_on_import></anime>
+          <anime><series_animedb_id>5006</series_animedb_id><my_status>Dropped</my_status><update_on_import>0</update_on_import></anime>
+          </myanimelist>`,
+        )
+        .expect(200);
+      expect(imported.body).toEqual({ created: 1, updated: 1, unchanged: 1, skipped: [] });
+      await client.expectMirrorsList();
+      expect(client.mirror.get(2)?.status).toBe('ongoing');
+      expect(client.mirror.get(5)?.status).toBe('dropped');
+      expect(client.mirror.get(6)?.status).toBe('ongoing');
 
       // A second client starting now gets the same list.
       const fresh = new MirrorClient(() => app, token, 'anime', limit);

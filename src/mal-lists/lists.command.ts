@@ -1,0 +1,117 @@
+import { Injectable } from '@nestjs/common';
+import { createReadStream } from 'node:fs';
+import { open, writeFile } from 'node:fs/promises';
+import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { MEDIA_TYPES, MediaType } from '../common/media-type';
+import { ProblemException } from '../common/problem';
+import { UsersService } from '../users/users.service';
+import { importBodyText } from './import-body';
+import { MalListsService } from './mal-lists.service';
+
+class ListsCommandError extends Error {}
+
+interface ListOptions {
+  user: string;
+  mediaType: MediaType;
+  out?: string;
+}
+
+/** The options both subcommands share (@Injectable so that Nest sees its constructor's types). */
+@Injectable()
+abstract class ListCommand extends CommandRunner {
+  constructor(
+    protected readonly lists: MalListsService,
+    private readonly users: UsersService,
+  ) {
+    super();
+  }
+
+  protected async userId(name: string): Promise<number> {
+    const user = await this.users.findByName(name);
+    if (!user) throw new ListsCommandError(`no user is named "${name}"`);
+    return user.id;
+  }
+
+  @Option({
+    flags: '--user <name>',
+    description: 'Name of the user whose list it is',
+    required: true,
+  })
+  parseUser(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--media-type <type>', description: 'anime or manga', required: true })
+  parseMediaType(value: string): MediaType {
+    if (!(MEDIA_TYPES as readonly string[]).includes(value)) {
+      throw new ListsCommandError(`--media-type must be anime or manga, not "${value}"`);
+    }
+    return value as MediaType;
+  }
+}
+
+@SubCommand({
+  name: 'export',
+  description:
+    "Write a user's list as a MyAnimeList XML export, to --out FILE or (only the XML) to standard output",
+})
+export class ExportListCommand extends ListCommand {
+  async run(_args: string[], options: ListOptions): Promise<void> {
+    const xml = await this.lists.export(await this.userId(options.user), options.mediaType);
+    if (options.out) await writeFile(options.out, xml);
+    else process.stdout.write(xml);
+  }
+
+  @Option({ flags: '--out <file>', description: 'Write the XML to this file' })
+  parseOut(value: string): string {
+    return value;
+  }
+}
+
+@SubCommand({
+  name: 'import',
+  arguments: '<file>',
+  description:
+    "Import a MyAnimeList XML export (plain or gzip) into a user's list, as POST /v1/my/{mediaType}/import does; prints the JSON summary",
+})
+export class ImportListCommand extends ListCommand {
+  async run([file]: string[], options: ListOptions): Promise<void> {
+    const userId = await this.userId(options.user);
+    const encoding = (await startsWithGzipMagic(file)) ? 'gzip' : 'identity';
+    try {
+      const summary = await this.lists.import(
+        userId,
+        options.mediaType,
+        importBodyText(createReadStream(file), encoding),
+      );
+      process.stdout.write(`${JSON.stringify(summary)}\n`);
+    } catch (error) {
+      // Where the endpoint answers 4xx, the command fails with the same reason.
+      if (error instanceof ProblemException) throw new ListsCommandError(error.problem.detail);
+      throw error;
+    }
+  }
+}
+
+async function startsWithGzipMagic(file: string): Promise<boolean> {
+  const handle = await open(file, 'r').catch((error: Error) => {
+    throw new ListsCommandError(`cannot read ${file}: ${error.message}`);
+  });
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(2), 0, 2, 0);
+    return bytesRead === 2 && buffer[0] === 0x1f && buffer[1] === 0x8b;
+  } finally {
+    await handle.close();
+  }
+}
+
+@Command({
+  name: 'lists',
+  description: "Export and import users' lists in the MyAnimeList XML format",
+  subCommands: [ExportListCommand, ImportListCommand],
+})
+export class ListsCommand extends CommandRunner {
+  run(): Promise<void> {
+    this.command.help();
+  }
+}
