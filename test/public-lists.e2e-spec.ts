@@ -112,6 +112,40 @@ describe('public lists (decisions §18)', () => {
     await read('/v1/users/Zo%C3%AB%20Ann%2FB/anime/ratings').expect(200);
   });
 
+  it('odd names are 404 or 400 problem+json, never a 5xx', async () => {
+    const emoji = await createUser(app, 'fan \u{1F600}');
+    await read(listPath(emoji.name)).expect(200);
+    // Percent-encoding's hex digits are case-insensitive: the same name.
+    await read(listPath(emoji.name).toLowerCase()).expect(200);
+    for (const segment of [
+      '%FF',
+      '%E9',
+      '%00',
+      'a%0Ab',
+      '%20',
+      '%F0%9F%98',
+      '%ED%A0%80',
+      'x'.repeat(300),
+      encodeURIComponent('é'.repeat(65)),
+    ]) {
+      for (const path of [`/v1/users/${segment}/anime/ratings`, `/v1/users/${segment}/profile`]) {
+        const response = await read(path);
+        expect({
+          path,
+          status: response.status,
+          expected: [400, 404].includes(response.status),
+        }).toEqual({ path, status: response.status, expected: true });
+        expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+      }
+    }
+  });
+
+  it('other methods on the public paths are 405 with Allow: GET', async () => {
+    const response = await api(app, readerToken).delete(listPath(owner.name)).expect(405);
+    expect(response.headers.allow).toMatch(/GET/);
+    await api(app, readerToken).put(profilePath(owner.name), {}).expect(405);
+  });
+
   it('finds a user whose name differs from another only by letter case', async () => {
     const lower = await createUser(app, 'casey');
     await write(app, await issueToken(app, lower), 'anime', 4, { status: 'dropped' });
