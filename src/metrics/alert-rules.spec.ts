@@ -39,7 +39,7 @@ describe('ops/prometheus', () => {
     const metrics = new MetricsService();
     const exposed = new Set(
       (await metrics.registry.getMetricsAsJSON()).flatMap((metric) =>
-        metric.type === 'histogram'
+        String(metric.type) === 'histogram'
           ? [`${metric.name}_bucket`, `${metric.name}_sum`, `${metric.name}_count`]
           : [metric.name],
       ),
