@@ -6,6 +6,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { anime, createUserWithToken, importTitles, manga } from './factories';
 import { loadConfig } from '../src/config/app-config';
+import { PurgeRunner } from '../src/purges/purge-runner.service';
 import { RatingsService } from '../src/ratings/ratings.service';
 import { WebhooksRepository } from '../src/webhooks/webhooks.repository';
 import { WebhooksService } from '../src/webhooks/webhooks.service';
@@ -283,6 +284,64 @@ function verified(received: Received, secret: string): unknown {
   });
 }
 
+describe('webhooks: purges', () => {
+  let app: NestFastifyApplication;
+
+  beforeAll(async () => {
+    app = await createTestApp();
+    await resetDatabase(app);
+  });
+
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('removes attempts logged and events finished more than 30 days ago', async () => {
+    const dataSource = app.get(DataSource);
+    const now = Date.now();
+    const old = now - 31 * 86_400_000;
+    const recent = now - 29 * 86_400_000;
+    for (const [eventId, at] of [
+      ['msg_old', old],
+      ['msg_recent', recent],
+    ] as const) {
+      await dataSource.query(
+        `INSERT INTO webhook_attempts (webhook_id, event_id, event_type, attempted_at, status, error, outcome)
+          VALUES ('w', ?, 'rating.created', ?, 200, NULL, 'delivered')`,
+        [eventId, at],
+      );
+    }
+    for (const [eventId, state, finishedAt] of [
+      ['msg_old_delivered', 'delivered', old],
+      ['msg_old_failed', 'failed', old],
+      ['msg_recent', 'delivered', recent],
+      ['msg_pending', 'pending', null],
+    ] as const) {
+      await dataSource.query(
+        `INSERT INTO webhook_messages (event_id, webhook_id, event_type, user_id, body, state, attempts,
+            next_attempt_at, lease_until, created_at, finished_at)
+          VALUES (?, 'w', 'rating.created', 1, '{}', ?, 1, ?, 0, ?, ?)`,
+        [eventId, state, now + 86_400_000, old, finishedAt],
+      );
+    }
+    await dataSource.query(
+      "UPDATE purge_leases SET holder = NULL, expires_at = '1970-01-01 00:00:00'",
+    );
+
+    const purged = await app.get(PurgeRunner).runOnce();
+    expect(purged).toMatchObject({ webhook_attempts: 1, webhook_events: 2 });
+    const attempts = await dataSource.query<{ event_id: string }[]>(
+      'SELECT event_id FROM webhook_attempts',
+    );
+    expect(attempts.map((row) => row.event_id)).toEqual(['msg_recent']);
+    const messages = await dataSource.query<{ event_id: string }[]>(
+      'SELECT event_id FROM webhook_messages ORDER BY id',
+    );
+    expect(messages.map((row) => row.event_id)).toEqual(['msg_recent', 'msg_pending']);
+    await resetDatabase(app);
+  });
+});
+
 describe('webhooks: delivery', () => {
   let app: NestFastifyApplication;
   let receiver: Receiver;
@@ -448,9 +507,14 @@ describe('webhooks: delivery', () => {
       const { user } = await createUserWithToken(app);
       await app.get(RatingsService).inWriteTransaction(async (writer) => {
         for (let id = 1; id <= 300; id++) {
-          await writer.put(user.id, 'anime', { id, byExternalId: false }, {
-            status: 'ongoing',
-          });
+          await writer.put(
+            user.id,
+            'anime',
+            { id, byExternalId: false },
+            {
+              status: 'ongoing',
+            },
+          );
         }
       });
       await eventually(async () => receiver.received.length >= 300 && (await settled()), 120_000);

@@ -1,11 +1,13 @@
 import { Module } from '@nestjs/common';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import { WebhookOutboxModule } from './webhook-outbox.module';
+import { WebhookPurges } from './webhook-purges';
 import { WebhookSender } from './webhook-sender';
 
-/** Outbound webhooks (decisions §15) in the server: the outbox hook and the delivery worker. */
+/** Outbound webhooks (decisions §15) in the server: the outbox hook, the delivery worker
+ * and the purges of its log and of finished events. */
 @Module({
   imports: [WebhookOutboxModule],
-  providers: [WebhookSender, WebhookDispatcher],
+  providers: [WebhookSender, WebhookDispatcher, WebhookPurges],
 })
 export class WebhooksModule {}

@@ -238,6 +238,37 @@ export class WebhooksRepository {
     });
   }
 
+  // ---- purges (decisions §16) ----
+
+  /** Removes at most `limit` attempts logged before `before` (ms); says how many went. */
+  purgeAttemptsBefore(before: number, limit: number): Promise<number> {
+    return this.purgeBefore('webhook_attempts', 'attempted_at', before, limit);
+  }
+
+  /** Removes at most `limit` messages delivered or failed before `before` (ms). */
+  purgeFinishedBefore(before: number, limit: number): Promise<number> {
+    return this.purgeBefore('webhook_messages', 'finished_at', before, limit);
+  }
+
+  /** A select of ids then a delete by id: MySQL has no LIMIT in a DELETE with a subquery. */
+  private purgeBefore(
+    table: string,
+    column: string,
+    before: number,
+    limit: number,
+  ): Promise<number> {
+    return runTransaction(this.dataSource, async (em) => {
+      const rows = await em.query<{ id: number }[]>(
+        `SELECT id FROM ${table} WHERE ${column} < ? ORDER BY ${column} LIMIT ?`,
+        [before, limit],
+      );
+      if (rows.length === 0) return 0;
+      const ids = rows.map((row) => Number(row.id));
+      await em.query(`DELETE FROM ${table} WHERE id IN (${ids.map(() => '?').join(', ')})`, ids);
+      return ids.length;
+    });
+  }
+
   // ---- the CLI ----
 
   async insertWebhook(webhook: Webhook): Promise<void> {

@@ -1,0 +1,30 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { PurgeRegistry } from '../purges/purge-registry';
+import { WebhooksRepository } from './webhooks.repository';
+
+const KEEP_MS = 30 * 86_400_000;
+
+/**
+ * Attempts logged more than 30 days ago, and events 30 days after they were delivered or failed,
+ * go (decisions §16).
+ */
+@Injectable()
+export class WebhookPurges implements OnModuleInit {
+  constructor(
+    private readonly repository: WebhooksRepository,
+    private readonly registry: PurgeRegistry,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.register({
+      kind: 'webhook_attempts',
+      purgeBatch: (now, limit) =>
+        this.repository.purgeAttemptsBefore(now.getTime() - KEEP_MS, limit),
+    });
+    this.registry.register({
+      kind: 'webhook_events',
+      purgeBatch: (now, limit) =>
+        this.repository.purgeFinishedBefore(now.getTime() - KEEP_MS, limit),
+    });
+  }
+}
