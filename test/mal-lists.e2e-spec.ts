@@ -1,7 +1,9 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { gzipSync } from 'node:zlib';
+import { DataSource } from 'typeorm';
 import { SCOPES } from '../src/auth/scopes';
+import { WebhooksService } from '../src/webhooks/webhooks.service';
 import { anime, createUserWithToken, importTitles, manga } from './factories';
 import { api, createTestApp, resetDatabase, USER_AGENT } from './utils/test-app';
 
@@ -717,5 +719,49 @@ describe('MyAnimeList import rate limits', () => {
       .expect(200);
     const exported = await api(app, token).get('/v1/my/anime/ratings').expect(200);
     expect(exported.body).toEqual([]);
+  });
+});
+
+describe('MyAnimeList import and webhooks', () => {
+  let app: NestFastifyApplication;
+
+  beforeAll(async () => {
+    app = await createTestApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+  });
+
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('each created or updated element is one event; unchanged ones send nothing', async () => {
+    await resetDatabase(app);
+    await importTitles(app, [anime(1), anime(2)]);
+    await app.get(WebhooksService).create('http://127.0.0.1:9/hook');
+    const { token } = await createUserWithToken(app);
+    const send = (xml: string) =>
+      request(app.getHttpServer())
+        .post('/v1/my/anime/import')
+        .set('User-Agent', USER_AGENT)
+        .set('Authorization', `Bearer ${token}`)
+        .set('Content-Type', 'application/xml')
+        .send(xml)
+        .expect(200);
+    const events = async () =>
+      (
+        await app
+          .get(DataSource)
+          .query<{ event_type: string }[]>('SELECT event_type FROM webhook_messages ORDER BY id')
+      ).map((row) => row.event_type);
+
+    const file = animeFile(
+      animeElement({ series_animedb_id: 5001, my_status: 'Watching', update_on_import: 1 }),
+      animeElement({ series_animedb_id: 5002, my_status: 'Completed', update_on_import: 1 }),
+    );
+    await send(file);
+    expect(await events()).toEqual(['rating.created', 'rating.created']);
+    await send(file);
+    expect(await events()).toHaveLength(2);
+    await send(file.replace('Watching', 'Dropped'));
+    expect(await events()).toEqual(['rating.created', 'rating.created', 'rating.updated']);
   });
 });
