@@ -143,7 +143,9 @@ describe('MyAnimeList XML export and import', () => {
     expect(xml).toContain('<user_total_plantowatch>1</user_total_plantowatch>');
     expect(xml.match(/<anime>/g)).toHaveLength(3);
     const first = /<anime>([\s\S]*?)<\/anime>/.exec(xml)![1];
-    const names = [...first.matchAll(/^\t\t<(\w+)>/gm)].map((match) => match[1]);
+    const names = [...first.replace(/<!\[CDATA\[[\s\S]*?\]\]>/g, '').matchAll(/<(\w+)>/g)].map(
+      (match) => match[1],
+    );
     expect(names).toEqual([
       'series_animedb_id',
       'series_title',
