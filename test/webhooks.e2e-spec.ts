@@ -1,4 +1,5 @@
 import { createServer, IncomingHttpHeaders } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
@@ -10,7 +11,7 @@ import { PurgeRunner } from '../src/purges/purge-runner.service';
 import { RatingsService } from '../src/ratings/ratings.service';
 import { WebhooksRepository } from '../src/webhooks/webhooks.repository';
 import { WebhooksService } from '../src/webhooks/webhooks.service';
-import { runCli } from './utils/cli';
+import { exitOf, freePort, runCli, startServer } from './utils/cli';
 import { api, createTestApp, resetDatabase } from './utils/test-app';
 
 // Every CLI run starts a process of its own: slow on a busy machine.
@@ -253,8 +254,12 @@ class Receiver {
   });
 
   async start(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    await this.listenOn(0);
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+  }
+
+  listenOn(port: number): Promise<void> {
+    return new Promise<void>((resolve) => this.server.listen(port, '127.0.0.1', resolve));
   }
 
   async stop(): Promise<void> {
@@ -564,4 +569,75 @@ describe('webhooks: receivers refused at delivery without WEBHOOK_ALLOW_PRIVATE'
     }
     expect(receiver.received).toEqual([]);
   });
+});
+
+describe('webhooks: a server killed right after a committed PUT', () => {
+  it('delivers the event after a restart', async () => {
+    // The run's database (SQLite or MariaDB), emptied first; no other app is open meanwhile.
+    const app = await createTestApp();
+    await resetDatabase(app);
+    await app.close();
+    const env = {
+      DATABASE_URL: process.env.E2E_DATABASE_URL!,
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WEBHOOK_RETRY_SECONDS: '1,1,1,1,1,1,1,1,1,1',
+    };
+    const receiverPort = await freePort();
+    const cli = async (...args: string[]) => {
+      const result = await runCli(args, env);
+      expect(result.stderr).toBe('');
+      return result.stdout.trim();
+    };
+    await cli('catalog', 'import', join(__dirname, '..', 'examples', 'catalog.json'));
+    await cli('users', 'create', '--name', 'kim');
+    const token = await cli('tokens', 'issue', '--user', 'kim', '--scopes', 'ratings.anime');
+    const webhook = JSON.parse(
+      await cli('webhooks', 'create', '--url', `http://127.0.0.1:${receiverPort}/hook`),
+    ) as CreatedWebhook;
+
+    const serve = async () => {
+      const port = await freePort();
+      const server = startServer({
+        ...env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'error',
+      });
+      await eventually(() =>
+        fetch(`http://127.0.0.1:${port}/health/live`).then(
+          (response) => response.status === 200,
+          () => false,
+        ),
+      );
+      return { ...server, port };
+    };
+
+    // The receiver is not listening yet: whatever the first server attempts fails.
+    const first = await serve();
+    const put = await fetch(`http://127.0.0.1:${first.port}/v1/my/anime/1/ratings`, {
+      method: 'PUT',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'user-agent': 'ListSync/2.1.0 (admin@listsync.example)',
+      },
+      body: JSON.stringify({ status: 'completed' }),
+    });
+    first.child.kill('SIGKILL');
+    expect(put.status).toBe(200);
+    await exitOf(first.child);
+
+    const receiver = new Receiver();
+    await receiver.listenOn(receiverPort);
+    const second = await serve();
+    try {
+      await eventually(() => receiver.received.length > 0, 90_000);
+      const body = verified(receiver.received[0], webhook.secret) as { type: string };
+      expect(body.type).toBe('rating.created');
+    } finally {
+      second.child.kill('SIGTERM');
+      await exitOf(second.child);
+      await receiver.stop();
+    }
+  }, 300_000);
 });
