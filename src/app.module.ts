@@ -13,6 +13,7 @@ import { ConfigModule } from './config/config.module';
 import { CountersModule } from './counters/counters.module';
 import { DatabaseModule } from './database/database.module';
 import { ENTITIES } from './entities';
+import { DocsModule } from './docs/docs.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
@@ -52,6 +53,7 @@ export class AppModule {
         // PUBLIC_LISTS=false (the default) leaves it out: its paths answer 404 like unknown ones.
         ...(settings.publicLists ? [PublicListsModule] : []),
         HealthModule,
+        DocsModule,
         MetricsModule,
         LoggingModule,
         PurgesModule,

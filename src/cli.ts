@@ -1,7 +1,8 @@
 import 'reflect-metadata';
-import { Module } from '@nestjs/common';
+import { Injectable, Module, OnModuleInit } from '@nestjs/common';
+import type { Command } from 'commander';
 import { EventEmitterModule } from '@nestjs/event-emitter';
-import { CommandFactory } from 'nest-commander';
+import { CommandFactory, InjectCommander } from 'nest-commander';
 import { UnblockUserCommand } from './auth/external-identities.command';
 import { TokensModule } from './auth/tokens.module';
 import { IssueTokenCommand, RevokeTokenCommand, TokensCommand } from './auth/tokens.command';
@@ -11,6 +12,7 @@ import { ExportListCommand, ImportListCommand, ListsCommand } from './mal-lists/
 import { MalListsModule } from './mal-lists/mal-lists.module';
 import { InvalidConfigError, loadConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
+import { packageVersion } from './docs/package-version';
 import { DatabaseModule } from './database/database.module';
 import { ENTITIES } from './entities';
 import { ClientsCommand, CreateClientCommand } from './oauth/clients.command';
@@ -27,6 +29,16 @@ import {
   WebhooksCommand,
 } from './webhooks/webhooks.command';
 import { CreateUserCommand, SetPasswordCommand, UsersCommand } from './users/users.command';
+
+/** Usage lines name the program as the README runs it, not as the file it was started from. */
+@Injectable()
+class ProgramName implements OnModuleInit {
+  constructor(@InjectCommander() private readonly program: Command) {}
+
+  onModuleInit(): void {
+    this.program.name('node dist/cli.js');
+  }
+}
 
 /**
  * The admin command line (users, tokens, OAuth clients, catalog): the app's own modules and
@@ -48,6 +60,7 @@ import { CreateUserCommand, SetPasswordCommand, UsersCommand } from './users/use
     OAuthClientsModule,
   ],
   providers: [
+    ProgramName,
     UsersCommand,
     CreateUserCommand,
     SetPasswordCommand,
@@ -90,6 +103,11 @@ async function main(): Promise<void> {
     fail(error);
   }
   await CommandFactory.run(CliModule, {
+    version: packageVersion(),
+    helpConfiguration: {
+      optionDescription: (option) =>
+        option.mandatory ? `${option.description} (required)` : option.description,
+    },
     logger: false,
     abortOnError: false,
     errorHandler: fail,

@@ -33,6 +33,39 @@ describe('admin CLI (node dist/cli.js)', () => {
       .getRepository(Title)
       .find({ order: { mediaType: 'ASC', id: 'ASC' } });
 
+  describe('mistakes, --version and --help (issue 17 item 7)', () => {
+    it.each([
+      [['users', 'nuke'], /unknown command 'nuke' for 'users'/],
+      [['tokens', 'zap'], /unknown command 'zap' for 'tokens'/],
+      [['clients', 'drop'], /unknown command 'drop' for 'clients'/],
+      [['catalog', 'wipe'], /unknown command 'wipe' for 'catalog'/],
+      [['nuke'], /unknown command 'nuke'/],
+      [['users', 'create', '--name', 'x', '--colour', 'red'], /unknown option '--colour'/],
+      [['users', 'create'], /required option '--name <name>' not specified/],
+    ])('%j exits 1 naming what was not understood', async (args, message) => {
+      const result = await runCli(args);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(message);
+      expect(result.stdout).toBe('');
+    });
+
+    it('--version prints the package version', async () => {
+      const pkg = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8'));
+      const result = await runCli(['--version']);
+      expect(result).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });
+    });
+
+    it('--help names the program as it is run and marks required options', async () => {
+      const result = await runCli(['users', 'create', '--help']);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('Usage: node dist/cli.js users create [options]');
+      expect(result.stdout).toMatch(/--name <name>\s+Unique user name \(required\)/);
+      const group = await runCli(['users']);
+      expect(group.code).toBe(0);
+      expect(group.stdout).toContain('Usage: node dist/cli.js users');
+    });
+  });
+
   describe('users create', () => {
     it('prints the new user as one JSON line', async () => {
       const result = await runCli(['users', 'create', '--name', 'alice']);

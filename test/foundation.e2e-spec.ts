@@ -55,6 +55,15 @@ describe('foundation: health, errors, request ids, docs', () => {
     expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('GET / points to /docs and the OpenAPI document, in the body and in Link', async () => {
+    const response = await request(app.getHttpServer()).get('/').expect(200);
+    expect(response.body).toMatchObject({ docs: '/docs', openapi: '/docs/openapi.json' });
+    expect(response.headers.link).toBe(
+      '</docs/openapi.json>; rel="service-desc", </docs>; rel="service-doc"',
+    );
+    await request(app.getHttpServer()).get(response.body.openapi).expect(200);
+  });
+
   it('serves the OpenAPI document and Swagger UI at /docs, outside the API pipeline', async () => {
     const ui = await request(app.getHttpServer()).get('/docs').expect(200);
     expect(ui.headers['content-type']).toMatch(/text\/html/);

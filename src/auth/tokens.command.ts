@@ -1,4 +1,5 @@
 import { Inject } from '@nestjs/common';
+import { CommandGroup } from '../cli/command-group';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -104,8 +105,4 @@ export class RevokeTokenCommand extends CommandRunner {
   description: 'Manage access tokens',
   subCommands: [IssueTokenCommand, RevokeTokenCommand],
 })
-export class TokensCommand extends CommandRunner {
-  run(): Promise<void> {
-    this.command.help();
-  }
-}
+export class TokensCommand extends CommandGroup {}

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { CommandGroup } from '../cli/command-group';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { CatalogFileError, parseCatalogFile } from './catalog-file';
 import { CatalogService } from './catalog.service';
@@ -44,8 +45,4 @@ export class ImportCatalogCommand extends CommandRunner {
   description: 'Manage the title catalog',
   subCommands: [ImportCatalogCommand],
 })
-export class CatalogCommand extends CommandRunner {
-  run(): Promise<void> {
-    this.command.help();
-  }
-}
+export class CatalogCommand extends CommandGroup {}

@@ -1,3 +1,4 @@
+import { CommandGroup } from '../cli/command-group';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { ClientsService } from './clients.service';
 
@@ -58,8 +59,4 @@ export class CreateClientCommand extends CommandRunner {
   description: 'Manage OAuth client applications',
   subCommands: [CreateClientCommand],
 })
-export class ClientsCommand extends CommandRunner {
-  run(): Promise<void> {
-    this.command.help();
-  }
-}
+export class ClientsCommand extends CommandGroup {}

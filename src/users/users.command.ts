@@ -1,3 +1,4 @@
+import { CommandGroup } from '../cli/command-group';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { UnblockUserCommand } from '../auth/external-identities.command';
 import { toIsoSeconds } from '../common/timestamps';
@@ -81,8 +82,4 @@ export class SetPasswordCommand extends CommandRunner {
   description: 'Manage users',
   subCommands: [CreateUserCommand, SetPasswordCommand, UnblockUserCommand],
 })
-export class UsersCommand extends CommandRunner {
-  run(): Promise<void> {
-    this.command.help();
-  }
-}
+export class UsersCommand extends CommandGroup {}

@@ -1,3 +1,4 @@
+import { CommandGroup } from '../cli/command-group';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { WebhooksService } from './webhooks.service';
 
@@ -90,8 +91,4 @@ export class WebhookDeliveriesCommand extends CommandRunner {
     WebhookDeliveriesCommand,
   ],
 })
-export class WebhooksCommand extends CommandRunner {
-  run(): Promise<void> {
-    this.command.help();
-  }
-}
+export class WebhooksCommand extends CommandGroup {}
