@@ -26,10 +26,15 @@ describe('database faults (DATABASE_TIMEOUT_MS)', () => {
     let db: PrivateMariaDb;
     let app: NestFastifyApplication;
     let token: string;
+    const lines: string[] = [];
+    const outageLines = () =>
+      lines.filter((line) => line.includes('"context":"Database"') && line.includes('"level":50'));
 
     beforeAll(async () => {
       db = await PrivateMariaDb.start();
-      app = await createTestApp({ DATABASE_URL: db.url, DATABASE_TIMEOUT_MS: '1000' });
+      app = await createTestApp({ DATABASE_URL: db.url, DATABASE_TIMEOUT_MS: '1000' }, [], {
+        write: (line: string) => void lines.push(line),
+      });
       await importTitles(app, [anime(1)]);
       ({ token } = await createUserWithToken(app));
     }, 60_000);
@@ -71,6 +76,10 @@ describe('database faults (DATABASE_TIMEOUT_MS)', () => {
           expect(answer.body).toMatchObject({ status: 503, success: false });
           expect(answer.headers['x-request-id']).toBeTruthy();
         }
+        // One line for the outage, not one (with a stack) per request.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        expect(outageLines()).toHaveLength(1);
+        expect(lines.filter((line) => line.includes('"stack"'))).toEqual([]);
       } finally {
         db.signal('SIGCONT');
       }
@@ -97,6 +106,9 @@ describe('database faults (DATABASE_TIMEOUT_MS)', () => {
       await db.launch();
       await ready(app).expect(200);
       await api(app, token).get('/v1/my/anime/1/ratings').expect(200);
+      // At most one more line: this outage's, if the first had been seen to end before.
+      expect(outageLines().length).toBeLessThanOrEqual(2);
+      expect(lines.filter((line) => line.includes('"stack"'))).toEqual([]);
     }, 60_000);
   });
 
