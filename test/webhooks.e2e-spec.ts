@@ -501,17 +501,17 @@ describe('webhooks: delivery', () => {
     expect(await states()).toEqual([]);
   });
 
-  it('two instances on one database deliver each of 300 events once', async () => {
+  it('two instances on one database deliver each of 500 events once', async () => {
     const second = await createTestApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
     try {
       await importTitles(
         app,
-        Array.from({ length: 300 }, (_, index) => anime(index + 1)),
+        Array.from({ length: 500 }, (_, index) => anime(index + 1)),
       );
       await app.get(WebhooksService).create(url);
       const { user } = await createUserWithToken(app);
       await app.get(RatingsService).inWriteTransaction(async (writer) => {
-        for (let id = 1; id <= 300; id++) {
+        for (let id = 1; id <= 500; id++) {
           await writer.put(
             user.id,
             'anime',
@@ -522,9 +522,9 @@ describe('webhooks: delivery', () => {
           );
         }
       });
-      await eventually(async () => receiver.received.length >= 300 && (await settled()), 120_000);
-      expect(new Set(receiver.ids()).size).toBe(300);
-      expect(receiver.received).toHaveLength(300);
+      await eventually(async () => receiver.received.length >= 500 && (await settled()), 120_000);
+      expect(new Set(receiver.ids()).size).toBe(500);
+      expect(receiver.received).toHaveLength(500);
     } finally {
       await second.close();
     }
