@@ -4,7 +4,7 @@ import { DataSource, EntityManager, In } from 'typeorm';
 import { MEDIA_TYPES, type MediaType } from '../common/media-type';
 import { runTransaction } from '../database/transactions';
 import { CatalogFileError, TitleRecord } from './catalog-file';
-import { PUBLIC_ENTRY_CONDITION } from '../ratings/public-view.policy';
+import { RatingsService } from '../ratings/ratings.service';
 import { offlineDatabaseItems, offlineTitleOf, OfflineTitle } from './offline-database';
 import { Title } from './title.entity';
 
@@ -26,7 +26,10 @@ const INSERT_BATCH = 200;
 
 @Injectable()
 export class CatalogService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly ratings: RatingsService,
+  ) {}
 
   /**
    * Creates new titles and updates changed ones in place, in one transaction: all or nothing.
@@ -67,7 +70,7 @@ export class CatalogService {
       for (let i = 0; i < created.length; i += INSERT_BATCH) {
         await manager.insert(Title, created.slice(i, i + INSERT_BATCH));
       }
-      await listsHoldingChanged(manager, changed);
+      await this.listsHoldingChanged(manager, changed);
       summary.created = created.length;
       summary.updated = changed.length;
       return summary;
@@ -150,41 +153,20 @@ export class CatalogService {
       for (let i = 0; i < created.length; i += INSERT_BATCH) {
         await manager.insert(Title, created.slice(i, i + INSERT_BATCH));
       }
-      await listsHoldingChanged(manager, changed);
+      await this.listsHoldingChanged(manager, changed);
       summary.created = created.length;
       summary.updated = changed.length;
       return summary;
     });
   }
-}
 
-/**
- * The lists and profiles that show a changed title have a new body (decisions §10): their
- * versions move, in the import's transaction; every other list keeps its version and ETag. Public
- * versions move only where the title's entry is visible (decisions §18).
- */
-async function listsHoldingChanged(manager: EntityManager, changed: TitleRecord[]): Promise<void> {
-  for (const mediaType of MEDIA_TYPES) {
-    const ids = changed.filter((record) => record.mediaType === mediaType).map((r) => r.id);
-    for (let i = 0; i < ids.length; i += INSERT_BATCH) {
-      const batch = ids.slice(i, i + INSERT_BATCH);
-      const holders = `SELECT DISTINCT user_id FROM rating_entries
-        WHERE media_type = ? AND title_id IN (${batch.map(() => '?').join(', ')})`;
-      await manager.query(
-        `UPDATE users SET list_version = list_version + 1 WHERE id IN (${holders})`,
-        [mediaType, ...batch],
-      );
-      // The public version too, for the lists where another user sees a changed title.
-      const visibleHolders = `SELECT DISTINCT e.user_id FROM rating_entries e
-        WHERE e.media_type = ? AND e.title_id IN (${batch.map(() => '?').join(', ')})
-          AND ${PUBLIC_ENTRY_CONDITION}`;
-      await manager.query(
-        `UPDATE rating_revisions SET catalog_version = catalog_version + 1,
-            public_version = public_version
-              + CASE WHEN user_id IN (${visibleHolders}) THEN 1 ELSE 0 END
-          WHERE media_type = ? AND user_id IN (${holders})`,
-        [mediaType, ...batch, mediaType, mediaType, ...batch],
-      );
+  /** The lists showing a changed title have a new body: the ratings module moves their versions. */
+  private async listsHoldingChanged(manager: EntityManager, changed: TitleRecord[]): Promise<void> {
+    for (const mediaType of MEDIA_TYPES) {
+      const ids = changed.filter((record) => record.mediaType === mediaType).map((r) => r.id);
+      for (let i = 0; i < ids.length; i += INSERT_BATCH) {
+        await this.ratings.titlesChanged(manager, mediaType, ids.slice(i, i + INSERT_BATCH));
+      }
     }
   }
 }

@@ -1,36 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { Title } from '../catalog/title.entity';
 import type { MediaType } from '../common/media-type';
 import { rawInteger } from '../database/raw-values';
-import { PUBLIC_ENTRY_CONDITION } from '../ratings/public-view.policy';
-import { RatingEntry } from '../ratings/rating-entry.entity';
+import type { ListTotals } from '../ratings/ratings.repository';
+import { RatingsService } from '../ratings/ratings.service';
 import type { User } from '../users/user.entity';
 import type { AnimeStatistics, MangaStatistics, ProfileStatistics } from './profile.dto';
 
 const DEFAULT_EPISODE_MINUTES = 24;
 const MINUTES_PER_CHAPTER = 8;
 const MINUTES_PER_VOLUME = 72;
-
-interface Totals {
-  media_type: MediaType;
-  ongoing: string | number;
-  completed: string | number;
-  on_hold: string | number;
-  dropped: string | number;
-  bookmark: string | number;
-  score_sum: string | number;
-  scored: string | number;
-  episodes: string | number;
-  chapters: string | number;
-  volumes: string | number;
-  repeats: string | number;
-  episode_minutes: string | number;
-}
-
-const count = (status: string) => `SUM(CASE WHEN e.status = '${status}' THEN 1 ELSE 0 END)`;
-const SCORE = '(e.public_rating * 10 + e.public_fraction)';
 
 const CACHED_VIEWS = 10_000;
 
@@ -49,7 +27,7 @@ export class ProfileStatisticsService {
   /** Keyed by view and user (`own:7`, `public:7`): the two views never share a value. */
   private readonly cache = new Map<string, { version: string; statistics: ProfileStatistics }>();
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly ratings: RatingsService) {}
 
   async forUser(user: Pick<User, 'id' | 'createdAt' | 'listVersion'>): Promise<ProfileStatistics> {
     // The creation time too: an id that a deleted user's successor reuses starts at version 0 again.
@@ -81,30 +59,10 @@ export class ProfileStatisticsService {
   }
 
   private async compute(userId: number, visibleOnly: boolean): Promise<ProfileStatistics> {
-    const query = this.dataSource
-      .createQueryBuilder(RatingEntry, 'e')
-      .innerJoin(Title, 't', 't.media_type = e.media_type AND t.id = e.title_id')
-      .select('e.media_type', 'media_type')
-      .addSelect(count('ongoing'), 'ongoing')
-      .addSelect(count('completed'), 'completed')
-      .addSelect(count('on_hold'), 'on_hold')
-      .addSelect(count('dropped'), 'dropped')
-      .addSelect(count('bookmark'), 'bookmark')
-      .addSelect(`SUM(CASE WHEN ${SCORE} > 0 THEN ${SCORE} ELSE 0 END)`, 'score_sum')
-      .addSelect(`SUM(CASE WHEN ${SCORE} > 0 THEN 1 ELSE 0 END)`, 'scored')
-      .addSelect('SUM(e.episodes_watched)', 'episodes')
-      .addSelect('SUM(e.chapters_read)', 'chapters')
-      .addSelect('SUM(e.volumes_read)', 'volumes')
-      .addSelect('SUM(e.times_repeated)', 'repeats')
-      .addSelect(
-        `SUM(e.episodes_watched * COALESCE(t.episode_minutes, ${DEFAULT_EPISODE_MINUTES}))`,
-        'episode_minutes',
-      )
-      .where('e.user_id = :userId', { userId })
-      .groupBy('e.media_type');
-    if (visibleOnly) query.andWhere(PUBLIC_ENTRY_CONDITION);
-    const rows = await query.getRawMany<Totals>();
-
+    const rows = await this.ratings.listTotals(userId, {
+      visibleOnly,
+      defaultEpisodeMinutes: DEFAULT_EPISODE_MINUTES,
+    });
     const totals = (mediaType: MediaType) => rows.find((row) => row.media_type === mediaType);
     return { anime: animeStatistics(totals('anime')), manga: mangaStatistics(totals('manga')) };
   }
@@ -115,7 +73,7 @@ export function roundedMean(sum: number, n: number): number {
   return n === 0 ? 0 : Math.floor((2 * sum + n) / (2 * n));
 }
 
-function animeStatistics(row: Totals | undefined): AnimeStatistics {
+function animeStatistics(row: ListTotals | undefined): AnimeStatistics {
   return {
     watching: rawInteger(row?.ongoing),
     completed: rawInteger(row?.completed),
@@ -129,7 +87,7 @@ function animeStatistics(row: Totals | undefined): AnimeStatistics {
   };
 }
 
-function mangaStatistics(row: Totals | undefined): MangaStatistics {
+function mangaStatistics(row: ListTotals | undefined): MangaStatistics {
   const chapters = rawInteger(row?.chapters);
   const volumes = rawInteger(row?.volumes);
   return {

@@ -1,3 +1,4 @@
+import { Title } from '../catalog/title.entity';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -6,7 +7,7 @@ import { rawBoolean, rawIsoSeconds } from '../database/raw-values';
 import { selectArrays } from '../database/select-arrays';
 import { isSqlite } from '../database/transactions';
 import type { AnimeRatingView, MangaRatingView } from './dto/rating-view.dto';
-import type { RatingStatus } from './rating-entry.entity';
+import { RatingEntry, type RatingStatus } from './rating-entry.entity';
 import type { EntryFields } from './rating-fields';
 import type { ListOptions } from './list-options';
 import {
@@ -222,6 +223,26 @@ const LIST_STATE_SQL = `SELECT u.created_at AS created_at, r.revision AS revisio
  * Where a user's list of one media type stands, in one primary-key read: what GET all's entity
  * tag and the changes feed's cursors are made of.
  */
+/** Sums over one media type of a user's entries: the inputs of the profile statistics (§8). */
+export interface ListTotals {
+  media_type: MediaType;
+  ongoing: string | number;
+  completed: string | number;
+  on_hold: string | number;
+  dropped: string | number;
+  bookmark: string | number;
+  score_sum: string | number;
+  scored: string | number;
+  episodes: string | number;
+  chapters: string | number;
+  volumes: string | number;
+  repeats: string | number;
+  episode_minutes: string | number;
+}
+
+const countOf = (status: string) => `SUM(CASE WHEN e.status = '${status}' THEN 1 ELSE 0 END)`;
+const SCORE = '(e.public_rating * 10 + e.public_fraction)';
+
 export interface ListState {
   /** `YYYY-MM-DDThh:mm:ssZ`: tells a user from a later one with the same id. */
   userCreatedAt: string;
@@ -339,6 +360,64 @@ export class RatingsRepository {
     mediaType: MediaType,
   ): Promise<void> {
     await manager.query(BUMP_PUBLIC_VERSION_SQL, [userId, mediaType]);
+  }
+
+  /**
+   * One aggregate over the user's entries (the unique index on user, media type, title serves it),
+   * joined with the catalog for episode lengths; every result is an integer sum.
+   */
+  listTotals(
+    userId: number,
+    options: { visibleOnly: boolean; defaultEpisodeMinutes: number },
+  ): Promise<ListTotals[]> {
+    const query = this.dataSource
+      .createQueryBuilder(RatingEntry, 'e')
+      .innerJoin(Title, 't', 't.media_type = e.media_type AND t.id = e.title_id')
+      .select('e.media_type', 'media_type')
+      .addSelect(countOf('ongoing'), 'ongoing')
+      .addSelect(countOf('completed'), 'completed')
+      .addSelect(countOf('on_hold'), 'on_hold')
+      .addSelect(countOf('dropped'), 'dropped')
+      .addSelect(countOf('bookmark'), 'bookmark')
+      .addSelect(`SUM(CASE WHEN ${SCORE} > 0 THEN ${SCORE} ELSE 0 END)`, 'score_sum')
+      .addSelect(`SUM(CASE WHEN ${SCORE} > 0 THEN 1 ELSE 0 END)`, 'scored')
+      .addSelect('SUM(e.episodes_watched)', 'episodes')
+      .addSelect('SUM(e.chapters_read)', 'chapters')
+      .addSelect('SUM(e.volumes_read)', 'volumes')
+      .addSelect('SUM(e.times_repeated)', 'repeats')
+      .addSelect(
+        `SUM(e.episodes_watched * COALESCE(t.episode_minutes, ${Number(options.defaultEpisodeMinutes)}))`,
+        'episode_minutes',
+      )
+      .where('e.user_id = :userId', { userId })
+      .groupBy('e.media_type');
+    if (options.visibleOnly) query.andWhere(PUBLIC_ENTRY_CONDITION);
+    return query.getRawMany<ListTotals>();
+  }
+
+  /**
+   * The catalog changed these titles (in the caller's transaction): every list holding one has a
+   * new body, and so has the public view where such an entry is visible (decisions §10, §18).
+   * Returns the users holding them.
+   */
+  async titlesChanged(
+    manager: EntityManager,
+    mediaType: MediaType,
+    titleIds: number[],
+  ): Promise<number[]> {
+    const titles = titleIds.map(() => '?').join(', ');
+    const holders = `SELECT DISTINCT e.user_id FROM rating_entries e
+      WHERE e.media_type = ? AND e.title_id IN (${titles})`;
+    const visibleHolders = `${holders} AND ${PUBLIC_ENTRY_CONDITION}`;
+    await manager.query(
+      `UPDATE rating_revisions SET catalog_version = catalog_version + 1,
+          public_version = public_version
+            + CASE WHEN user_id IN (${visibleHolders}) THEN 1 ELSE 0 END
+        WHERE media_type = ? AND user_id IN (${holders})`,
+      [mediaType, ...titleIds, mediaType, mediaType, ...titleIds],
+    );
+    const rows = await manager.query<{ user_id: number }[]>(holders, [mediaType, ...titleIds]);
+    return rows.map((row) => Number(row.user_id));
   }
 
   /** The entries whose last write has a revision in (after, upTo], oldest write first. */

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import type { MediaType } from '../common/media-type';
 import { ProblemException } from '../common/problem';
 import { isSqlite, runTransaction } from '../database/transactions';
@@ -15,6 +15,7 @@ import type { ListOptions } from './list-options';
 import type { PublicRatingViewOf } from './public-view.policy';
 import {
   ListState,
+  ListTotals,
   RatingsRepository,
   RatingViewOf,
   TitleKey,
@@ -106,6 +107,28 @@ export class RatingsService {
   }
 
   /** Where the list stands (its revision and catalog version); null when the user is gone. */
+  /** The sums behind a profile (decisions §8), over all entries or the visible ones only. */
+  listTotals(
+    userId: number,
+    options: { visibleOnly: boolean; defaultEpisodeMinutes: number },
+  ): Promise<ListTotals[]> {
+    return this.repository.listTotals(userId, options);
+  }
+
+  /**
+   * The catalog updated these titles, in its transaction (`manager`): the versions of every list
+   * and profile that shows one move with it, and no other (decisions §10).
+   */
+  async titlesChanged(
+    manager: EntityManager,
+    mediaType: MediaType,
+    titleIds: number[],
+  ): Promise<void> {
+    if (titleIds.length === 0) return;
+    const holders = await this.repository.titlesChanged(manager, mediaType, titleIds);
+    await this.users.listsChanged(holders, manager);
+  }
+
   listState(userId: number, mediaType: MediaType): Promise<ListState | null> {
     return this.repository.listState(userId, mediaType);
   }

@@ -11,6 +11,8 @@ import { User } from './user.entity';
 const MAX_NAME_LENGTH = 64;
 const BUMP_LIST_VERSION_SQL = 'UPDATE users SET list_version = list_version + 1 WHERE id = ?';
 const MAX_NAME_SUFFIX = 1000;
+// SQLite refuses statements with very many parameters.
+const BUMP_BATCH = 500;
 const USER_NAME_SQL = 'SELECT name FROM users WHERE id = ?';
 // Not encodable as UTF-8: the driver would send U+FFFD in its place.
 const LONE_SURROGATE = /\p{Surrogate}/u;
@@ -146,6 +148,17 @@ export class UsersService {
    */
   async listChanged(userId: number, manager: EntityManager): Promise<void> {
     await manager.query(BUMP_LIST_VERSION_SQL, [userId]);
+  }
+
+  /** listChanged for several users at once. */
+  async listsChanged(userIds: number[], manager: EntityManager): Promise<void> {
+    for (let i = 0; i < userIds.length; i += BUMP_BATCH) {
+      const batch = userIds.slice(i, i + BUMP_BATCH);
+      await manager.query(
+        `UPDATE users SET list_version = list_version + 1 WHERE id IN (${batch.map(() => '?').join(', ')})`,
+        batch,
+      );
+    }
   }
 
   findById(id: number): Promise<User | null> {
