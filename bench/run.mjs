@@ -16,6 +16,7 @@ import { clearTimeout, setTimeout } from 'node:timers';
 import {
   freePort,
   killAllChildrenNow,
+  runNode,
   ProcSampler,
   startChild,
   stopAllChildren,
@@ -24,6 +25,12 @@ import {
 } from './lib/children.mjs';
 import { createDatabase, DEFAULT_MYSQL_SERVER, findDatabaseServerPid } from './lib/database.mjs';
 import { apiHeaders, HttpClient, USER_AGENT } from './lib/http.mjs';
+import {
+  runNodeWithPeakRss,
+  startWebhookReceiver,
+  writeMalExport,
+  writeOfflineDatabase,
+} from './lib/imports.mjs';
 import { measure, probeLatency, soak as runSoak, warm } from './lib/load.mjs';
 import {
   formatProbes,
@@ -40,6 +47,7 @@ import {
   HALF_PRIVATE_KEY,
   LIST_USERS,
   PUT_BODY,
+  SCOPES,
   seedWithCli,
   writeCatalogFile,
 } from './lib/seed.mjs';
@@ -188,9 +196,15 @@ async function main() {
     RATE_LIMIT_USER_LIMIT: '1000000000',
     RATE_LIMIT_IP_LIMIT: '1000000000',
     UA_DENY_THRESHOLD: '0',
+    // warn: no access log line is written (get-one-logs measures them at info).
     LOG_LEVEL: 'warn',
     PUBLIC_LISTS: 'true',
+    // put-update-webhook's receiver listens on 127.0.0.1.
+    WEBHOOK_ALLOW_PRIVATE: 'true',
   };
+  const cli = (/** @type {string[]} */ ...cliArgs) =>
+    runNode(['dist/cli.js', ...cliArgs], { cwd: ROOT, env, timeoutMs: 300_000 });
+  const wanted = (/** @type {string} */ name) => !settings.only || settings.only.has(name);
 
   // Seed the catalog, users and tokens with the admin CLI (this also runs the migrations).
   let t = Date.now();
@@ -209,15 +223,18 @@ async function main() {
   const serverArgs = settings.cpuProf
     ? ['--import', pathToFileURL(join(ROOT, 'bench', 'cpu-prof-preload.mjs')).href, 'dist/main.js']
     : ['dist/main.js'];
-  const startServer = async (/** @type {string} */ name) => {
+  const startServer = async (
+    /** @type {string} */ name,
+    /** @type {{ url: string, env: NodeJS.ProcessEnv }} */ at = { url: baseUrl, env },
+  ) => {
     const child = startChild(name, serverArgs, {
-      env,
+      env: at.env,
       cwd: ROOT,
       logFile: join(tmpDir, `${name}.log`),
       ipc: settings.cpuProf,
     });
     cleanups.push(() => stopChild(child.child));
-    await waitForHttp(`${baseUrl}/health`, child);
+    await waitForHttp(`${at.url}/health`, child);
     const sampler = new ProcSampler(child.pid);
     cleanups.push(async () => sampler.stop());
     return { child, sampler };
@@ -259,7 +276,26 @@ async function main() {
   say(
     `sync scenarios: first sync of the 10k list in ${sync.firstSyncCalls} calls (${sync.firstSyncSeconds.toFixed(1)} s), then 10 PUTs`,
   );
-  const scenarios = buildScenarios(tokens, getOnePath, sync);
+  const malImport = wanted('mal-import-10k')
+    ? await measureMalImport({ tmpDir, env, cli, startServer })
+    : null;
+  if (malImport) {
+    say(
+      `mal-import-10k: ${JSON.stringify(malImport.counts)} in ${malImport.seconds.toFixed(1)} s; server VmHWM ${malImport.serverPeakRssMb} MB`,
+    );
+  }
+
+  /** @type {{ received: () => number }} */
+  const deliveries = { received: () => 0 };
+  let subscribed = false;
+  const subscribeWebhook = async () => {
+    const receiver = await startWebhookReceiver();
+    cleanups.push(() => receiver.close());
+    deliveries.received = receiver.received;
+    subscribed = true;
+    await cli('webhooks', 'create', '--url', `http://127.0.0.1:${receiver.port}/bench-hook`);
+  };
+  const scenarios = buildScenarios(tokens, getOnePath, sync, subscribeWebhook);
   const selected = scenarios.filter(
     (s) => s.target === 'baseline' || !settings.only || settings.only.has(s.name),
   );
@@ -268,17 +304,32 @@ async function main() {
   const rows = [];
   for (const scenario of selected) {
     const isBaseline = scenario.target === 'baseline';
-    const target = isBaseline ? baseline : server;
+    await scenario.prepare?.();
+    // Access logs on: a second server on the same database at LOG_LEVEL=info, for this scenario
+    // only (the main one stays idle meanwhile).
+    const logs =
+      scenario.target === 'api-logs'
+        ? await (async () => {
+            const logsPort = await freePort();
+            const url = `http://127.0.0.1:${logsPort}`;
+            const started = await startServer('server-logs', {
+              url,
+              env: { ...env, PORT: String(logsPort), LOG_LEVEL: 'info' },
+            });
+            return { ...started, url };
+          })()
+        : null;
+    const target = isBaseline ? baseline : (logs?.child ?? server);
     if (!target.isAlive())
       throw new Error(`${target.name} is not running any more; see ${target.logFile}`);
     process.stdout.write(`  ${scenario.name.padEnd(18)} `);
     const row = await measure(scenario, {
-      baseUrl: isBaseline ? baselineUrl : baseUrl,
+      baseUrl: isBaseline ? baselineUrl : (logs?.url ?? baseUrl),
       connections: settings.connections,
       duration: settings.duration,
       warmup: settings.warmup,
       samplers: {
-        server: isBaseline ? baselineSampler : serverSampler,
+        server: isBaseline ? baselineSampler : (logs?.sampler ?? serverSampler),
         db: isBaseline ? null : dbSampler,
         hooks:
           settings.cpuProf && !isBaseline
@@ -290,7 +341,12 @@ async function main() {
     say(
       `${row.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${row.latencyMs.p50} ms  p99 ${row.latencyMs.p99} ms  non-2xx ${row.non2xx}${row.valid ? '' : '  <-- INVALID'}`,
     );
+    if (logs) {
+      await stopChild(logs.child.child);
+      logs.sampler.stop();
+    }
   }
+  if (subscribed) say(`webhook deliveries received: ${deliveries.received()}`);
   await stopChild(baseline.child);
 
   // Latency of a single request on an idle server: the service time, without the queue.
@@ -350,6 +406,24 @@ async function main() {
     }
   }
 
+  let catalogImport = null;
+  if (wanted('catalog-import-40k')) {
+    const file = await writeOfflineDatabase(tmpDir, 40_000);
+    const run = await runNodeWithPeakRss(
+      ['dist/cli.js', 'catalog', 'import', '--format', 'anime-offline-database', file],
+      { cwd: ROOT, env },
+    );
+    catalogImport = {
+      items: 40_000,
+      seconds: Math.round(run.seconds * 10) / 10,
+      peakRssMb: run.peakRssMb,
+      output: run.stdout.trim().slice(0, 500),
+    };
+    say(
+      `catalog-import-40k: ${catalogImport.seconds} s, CLI peak RSS ${catalogImport.peakRssMb} MB: ${catalogImport.output}`,
+    );
+  }
+
   const baselineRps = baselineRequestsPerSecond(rows);
   say('');
   say(formatTable(rows, baselineRps));
@@ -368,7 +442,7 @@ async function main() {
   }
   say(`server VmHWM over seeding and scenarios (before the soak): ${serverVmHwmMb} MB`);
 
-  const verdicts = judgeTargets({ db, rows, probes, soak });
+  const verdicts = judgeTargets({ db, rows, probes, soak, malImport, catalogImport });
   say('');
   say('Targets:');
   say(formatVerdicts(verdicts));
@@ -391,6 +465,8 @@ async function main() {
     scenarios: rows,
     latencyProbes: probes,
     soak,
+    malImport,
+    catalogImport,
     serverVmHwmMb,
     targets: verdicts,
     valid: invalid.length === 0,
@@ -480,9 +556,10 @@ const PUBLIC_LIST_10K_PATH = `/v1/users/${LIST_USERS.find((u) => u.key === HALF_
  * @param {Record<string, string>} tokens
  * @param {string} getOnePath
  * @param {{ cursor: string, etag: string, publicEtag: string }} sync
+ * @param {() => Promise<void>} subscribeWebhook
  * @returns {import('./lib/load.mjs').Scenario[]}
  */
-function buildScenarios(tokens, getOnePath, sync) {
+function buildScenarios(tokens, getOnePath, sync, subscribeWebhook) {
   const get = (
     /** @type {string} */ name,
     /** @type {string} */ description,
@@ -523,6 +600,15 @@ function buildScenarios(tokens, getOnePath, sync) {
       headers: { 'user-agent': USER_AGENT },
     },
     get('get-one', 'GET /v1/my/anime/500/ratings (user with 1k entries)', getOnePath, tokens['1k']),
+    {
+      ...get(
+        'get-one-logs',
+        'get-one on a server at LOG_LEVEL=info: one access log line per request (metrics are always on)',
+        getOnePath,
+        tokens['1k'],
+      ),
+      target: 'api-logs',
+    },
     get('get-all-10', 'GET /v1/my/anime/ratings, 10 entries', '/v1/my/anime/ratings', tokens['10']),
     get(
       'get-all-1k',
@@ -593,6 +679,17 @@ function buildScenarios(tokens, getOnePath, sync) {
       body: PUT_BODY,
     },
     createDelete,
+    {
+      // After every other write: the webhook receives every user's events from its creation on.
+      name: 'put-update-webhook',
+      description: 'put-update with one webhook subscribed (a local receiver answering 204)',
+      target: 'api',
+      method: 'PUT',
+      path: '/v1/my/anime/1/ratings',
+      headers: apiHeaders(tokens.writer, true),
+      body: PUT_BODY,
+      prepare: subscribeWebhook,
+    },
     get('profile-10', 'GET /v1/my/profile, 10 entries', '/v1/my/profile', tokens['10']),
     get('profile-1k', 'GET /v1/my/profile, 1,000 entries', '/v1/my/profile', tokens['1k']),
     get('profile-10k', 'GET /v1/my/profile, 10,000 entries', '/v1/my/profile', tokens['10k']),
@@ -658,3 +755,62 @@ try {
   await cleanUp();
 }
 process.exit(exitCode);
+
+/**
+ * POST /v1/my/anime/import of a 10,000-entry MyAnimeList export by a new user, on a fresh server
+ * (its own port), so that its VmHWM is the import's and not the scenarios'.
+ * @param {{ tmpDir: string, env: NodeJS.ProcessEnv, cli: (...args: string[]) => Promise<string>, startServer: (name: string, at: { url: string, env: NodeJS.ProcessEnv }) => Promise<{ child: ReturnType<typeof startChild>, sampler: ProcSampler }> }} options
+ */
+async function measureMalImport({ tmpDir, env, cli, startServer }) {
+  const file = await writeMalExport(tmpDir, 10_000);
+  await cli('users', 'create', '--name', 'bench_mal_import');
+  const token = (
+    await cli('tokens', 'issue', '--user', 'bench_mal_import', '--scopes', SCOPES, '--ttl', '86400')
+  ).trim();
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const { child, sampler } = await startServer('server-import', {
+    url,
+    env: { ...env, PORT: String(port) },
+  });
+  const client = new HttpClient(url, 1);
+  try {
+    const { readFile } = await import('node:fs/promises');
+    const body = await readFile(file, 'utf8');
+    await sampler.sample();
+    const bootRssMb = Math.round(sampler.hwmBytes / 2 ** 20);
+    const started = process.hrtime.bigint();
+    const response = await client.request('POST', '/v1/my/anime/import', {
+      headers: { ...apiHeaders(token), 'content-type': 'application/xml' },
+      body,
+      timeoutMs: 300_000,
+    });
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    if (response.status !== 200) {
+      throw new Error(`the import answered ${response.status}: ${response.body.slice(0, 300)}`);
+    }
+    const json = /** @type {unknown} */ (JSON.parse(response.body));
+    const parsed =
+      /** @type {{ created: number, updated: number, unchanged: number, skipped: unknown[] }} */ (
+        json
+      );
+    await sampler.sample();
+    return {
+      entries: 10_000,
+      bytes: Buffer.byteLength(body),
+      seconds: Math.round(seconds * 100) / 100,
+      serverBootRssMb: bootRssMb,
+      serverPeakRssMb: Math.round(sampler.hwmBytes / 2 ** 20),
+      counts: {
+        created: parsed.created,
+        updated: parsed.updated,
+        unchanged: parsed.unchanged,
+        skipped: parsed.skipped.length,
+      },
+    };
+  } finally {
+    client.close();
+    await stopChild(child.child);
+    sampler.stop();
+  }
+}

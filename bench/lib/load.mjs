@@ -13,7 +13,8 @@ const MIN_PROBES = 10;
  * @typedef {object} Scenario
  * @property {string} name
  * @property {string} description
- * @property {'api' | 'baseline'} target
+ * @property {'api' | 'api-logs' | 'baseline'} target api-logs: a server at LOG_LEVEL=info
+ * @property {() => Promise<void>} [prepare] run once before the scenario (e.g. a webhook)
  * @property {string} [method]
  * @property {string} [path]
  * @property {Record<string, string>} headers

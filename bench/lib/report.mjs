@@ -95,10 +95,10 @@ function table(header, lines) {
  * (the scenario's connection count) and, as a second line, on the one-connection probe (service
  * time without queueing), because under many connections p50 mostly measures the queue
  * (Little's law).
- * @param {{ db: 'sqlite' | 'mysql', rows: Row[], probes: Probe[], soak: Soak | null }} run
+ * @param {{ db: 'sqlite' | 'mysql', rows: Row[], probes: Probe[], soak: Soak | null, malImport?: { seconds: number, serverPeakRssMb: number, serverBootRssMb: number } | null, catalogImport?: { items: number, seconds: number, peakRssMb: number, output: string } | null }} run
  * @returns {Verdict[]}
  */
-export function judgeTargets({ db, rows, probes, soak }) {
+export function judgeTargets({ db, rows, probes, soak, malImport = null, catalogImport = null }) {
   const row = (/** @type {string} */ name) => rows.find((r) => r.scenario === name);
   const probe = (/** @type {string} */ name) => probes.find((p) => p.scenario === name);
   const baselineRps = baselineRequestsPerSecond(rows);
@@ -208,6 +208,54 @@ export function judgeTargets({ db, rows, probes, soak }) {
       (v) => `${v.toFixed(2)}× (${probe(name)?.p50} ms vs ${probe('get-one')?.p50} ms)`,
     );
   }
+  const vsRow = (/** @type {string} */ name, /** @type {string} */ reference) => {
+    const a = row(name);
+    const b = row(reference);
+    return a && b && b.requestsPerSecond > 0
+      ? a.requestsPerSecond / b.requestsPerSecond
+      : undefined;
+  };
+  const showVsRow =
+    (/** @type {string} */ name, /** @type {string} */ reference) => (/** @type {number} */ v) =>
+      `${v.toFixed(2)}× (${row(name)?.requestsPerSecond.toFixed(0)} vs ${row(reference)?.requestsPerSecond.toFixed(0)} req/s)`;
+  judge(
+    'GET one with access logs on (LOG_LEVEL=info) ≥ 0.9× GET one without (metrics always on)',
+    vsRow('get-one-logs', 'get-one'),
+    (v) => v >= 0.9,
+    showVsRow('get-one-logs', 'get-one'),
+  );
+  judge(
+    'PUT update with one webhook subscribed ≥ 0.8× PUT update without',
+    vsRow('put-update-webhook', 'put-update'),
+    (v) => v >= 0.8,
+    showVsRow('put-update-webhook', 'put-update'),
+  );
+  const onSqlite = (/** @type {string} */ target) =>
+    db === 'sqlite' ? target : `${target} (SQLite target; for information)`;
+  judge(
+    onSqlite('MyAnimeList import of 10,000 entries < 10 s'),
+    malImport?.seconds,
+    (v) => v < 10 || db !== 'sqlite',
+    (v) => `${v} s`,
+  );
+  judge(
+    onSqlite('MyAnimeList import of 10,000 entries: server peak RSS < 250 MB'),
+    malImport?.serverPeakRssMb,
+    (v) => v < 250 || db !== 'sqlite',
+    (v) => `${v} MB (VmHWM; ${malImport?.serverBootRssMb} MB before the import)`,
+  );
+  judge(
+    onSqlite('catalog import of a 40,000-item anime-offline-database < 60 s'),
+    catalogImport?.seconds,
+    (v) => v < 60 || db !== 'sqlite',
+    (v) => `${v} s`,
+  );
+  judge(
+    onSqlite('catalog import of a 40,000-item anime-offline-database: CLI peak RSS < 250 MB'),
+    catalogImport?.peakRssMb,
+    (v) => v < 250 || db !== 'sqlite',
+    (v) => `${v} MB`,
+  );
   judge(
     `soak: req/s of the last ${soak?.windowSeconds ?? 10} s ≥ 0.9× the first`,
     soak?.lastOverFirst,
