@@ -1,30 +1,24 @@
 import { Controller, Get, Param, Req, Res, Type } from '@nestjs/common';
 import {
-  ApiBadRequestResponse,
   ApiExcludeController,
   ApiNotFoundResponse,
-  ApiOkResponse,
   ApiOperation,
   ApiParam,
-  ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Authenticated, Scopes } from '../auth/auth.decorators';
 import { SCOPES } from '../auth/scopes';
 import { capitalized, type MediaType } from '../common/media-type';
-import {
-  CONDITIONAL_READ_HEADERS,
-  ConditionalRead,
-} from '../conditional-reads/conditional-read.decorator';
+import { ConditionalRead } from '../conditional-reads/conditional-read.decorator';
 import { sendVersioned } from '../conditional-reads/reply';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
+import { ListOptionsDocs } from '../ratings/list-options.docs';
 import {
   PublicAnimeRatingView,
   PublicMangaRatingView,
 } from '../ratings/dto/public-rating-view.dto';
 import { nextPageQuery, parseListOptions } from '../ratings/list-options';
-import { RATING_STATUSES } from '../ratings/rating-entry.entity';
 import { RatingsService } from '../ratings/ratings.service';
 import { UsersService } from '../users/users.service';
 import { PUBLIC_ENDPOINTS, unknownMediaType, unknownUser } from './public-lists.errors';
@@ -60,37 +54,8 @@ function publicListControllerFor<M extends MediaType>(mediaType: M, view: Type<u
       description: `Only when the operator set PUBLIC_LISTS=true (otherwise 404). The entries the user marked \`is_visible: true\`, each without \`personal_rating\`, \`notes\` and \`is_visible\`; private entries leave no trace. Any user's token with the \`${SCOPES[mediaType]}\` scope may read it. The options and paging work as on your own list (\`status\`, \`limit\`, \`after\`, \`Link: <…>; rel="next"\`), over visible entries only. The ETag moves only when this public body changes.`,
     })
     @NAME_PARAM
-    @ApiQuery({
-      name: 'status',
-      required: false,
-      description: `Comma-separated statuses: ${RATING_STATUSES.join(', ')}`,
-      example: 'completed',
-    })
-    @ApiQuery({
-      name: 'limit',
-      required: false,
-      schema: { type: 'integer', minimum: 1, maximum: 1000 },
-      description: 'At most this many entries',
-    })
-    @ApiQuery({
-      name: 'after',
-      required: false,
-      schema: { type: 'integer', minimum: 1, maximum: 2 ** 31 - 1 },
-      description: 'Only entries with a title id above this one (needs `limit`)',
-    })
+    @ListOptionsDocs(view)
     @ConditionalRead()
-    @ApiOkResponse({
-      type: view,
-      isArray: true,
-      headers: {
-        ...CONDITIONAL_READ_HEADERS,
-        Link: {
-          description: 'Present when entries remain after this page: `<path?query>; rel="next"`',
-          schema: { type: 'string' },
-        },
-      },
-    })
-    @ApiBadRequestResponse({ description: 'Invalid query value, or after without limit' })
     @ApiNotFoundResponse({ description: 'No user has this name (or PUBLIC_LISTS is off)' })
     async list(
       @Param('name') name: string,

@@ -35,9 +35,9 @@ import {
 } from '../conditional-reads/conditional-read.decorator';
 import { sendTaggedBody, sendVersioned } from '../conditional-reads/reply';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
+import { ListOptionsDocs } from './list-options.docs';
 import { PutAnimeRatingDto, PutMangaRatingDto, PutRatingDto } from './dto/put-rating.dto';
 import { AnimeRatingView, MangaRatingView, SuccessView } from './dto/rating-view.dto';
-import { RATING_STATUSES } from './rating-entry.entity';
 import { nextPageQuery, parseListOptions } from './list-options';
 import { RatingRequestGuard } from './rating-request.guard';
 import { RatingsService, RatingViewOf } from './ratings.service';
@@ -131,37 +131,8 @@ function ratingsControllerFor<M extends MediaType>(
       enum: ['true', 'false'],
       description: 'Accepted and ignored here; any other value is 400',
     })
-    @ApiQuery({
-      name: 'status',
-      required: false,
-      description: `Comma-separated statuses: ${RATING_STATUSES.join(', ')}`,
-      example: 'ongoing,on_hold',
-    })
-    @ApiQuery({
-      name: 'limit',
-      required: false,
-      schema: { type: 'integer', minimum: 1, maximum: 1000 },
-      description: 'At most this many entries',
-    })
-    @ApiQuery({
-      name: 'after',
-      required: false,
-      schema: { type: 'integer', minimum: 1, maximum: 2 ** 31 - 1 },
-      description: 'Only entries with a title id above this one (needs `limit`)',
-    })
+    @ListOptionsDocs(view)
     @ConditionalRead()
-    @ApiOkResponse({
-      type: view,
-      isArray: true,
-      headers: {
-        ...CONDITIONAL_READ_HEADERS,
-        Link: {
-          description: 'Present when entries remain after this page: `<path?query>; rel="next"`',
-          schema: { type: 'string' },
-        },
-      },
-    })
-    @ApiBadRequestResponse({ description: 'Invalid query value, or after without limit' })
     async getAll(
       @CurrentUser() user: AuthenticatedUser,
       @Req() request: FastifyRequest,
