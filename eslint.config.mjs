@@ -6,6 +6,7 @@ export default tseslint.config(
   {
     ignores: [
       'dist/',
+      'dist.next/',
       'dist-bench/',
       'node_modules/',
       'coverage/',

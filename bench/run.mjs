@@ -37,6 +37,7 @@ import {
   formatTable,
   formatVerdicts,
   baselineRequestsPerSecond,
+  compareWithPrevious,
   invalidFigures,
   judgeTargets,
   writeResults,
@@ -158,7 +159,7 @@ const say = (message) => process.stdout.write(`${message}\n`);
 
 async function waitForBuild() {
   const needed = ['dist/main.js', 'dist/cli.js'].map((file) => join(ROOT, file));
-  // The build may be in progress (rm -rf dist && tsc): wait a bit before giving up.
+  // A build may be swapping dist/ in (scripts/build.mjs): wait a bit before giving up.
   for (let attempt = 0; attempt < 60; attempt++) {
     if (needed.every((file) => existsSync(file))) return;
     if (attempt === 0) say('dist/ is incomplete, waiting up to 60 s for a build…');
@@ -305,16 +306,20 @@ async function main() {
   for (const scenario of selected) {
     const isBaseline = scenario.target === 'baseline';
     await scenario.prepare?.();
-    // Access logs on: a second server on the same database at LOG_LEVEL=info, for this scenario
-    // only (the main one stays idle meanwhile).
+    // Access logs on and off, compared fairly: each on a second server freshly started on the same
+    // database, at LOG_LEVEL=info or warn, for this scenario only (the main one stays idle meanwhile).
     const logs =
-      scenario.target === 'api-logs'
+      scenario.target === 'api-logs' || scenario.target === 'api-fresh'
         ? await (async () => {
             const logsPort = await freePort();
             const url = `http://127.0.0.1:${logsPort}`;
             const started = await startServer('server-logs', {
               url,
-              env: { ...env, PORT: String(logsPort), LOG_LEVEL: 'info' },
+              env: {
+                ...env,
+                PORT: String(logsPort),
+                LOG_LEVEL: scenario.target === 'api-logs' ? 'info' : 'warn',
+              },
             });
             return { ...started, url };
           })()
@@ -341,6 +346,12 @@ async function main() {
     say(
       `${row.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${row.latencyMs.p50} ms  p99 ${row.latencyMs.p99} ms  non-2xx ${row.non2xx}${row.valid ? '' : '  <-- INVALID'}`,
     );
+    if (subscribed && scenario.name === 'put-update-webhook') {
+      // Whether delivery kept up with the writes, rather than leaving a queue behind.
+      say(
+        `    webhook deliveries received by its end: ${deliveries.received()} (its measured phase alone made ${row.requestsTotal} PUTs)`,
+      );
+    }
     if (logs) {
       await stopChild(logs.child.child);
       logs.sampler.stop();
@@ -446,6 +457,8 @@ async function main() {
   say('');
   say('Targets:');
   say(formatVerdicts(verdicts));
+  say('');
+  for (const line of await compareWithPrevious(RESULTS_DIR, db, verdicts)) say(line);
 
   const invalid = invalidFigures(rows, probes, soak);
   const results = {
@@ -600,6 +613,15 @@ function buildScenarios(tokens, getOnePath, sync, subscribeWebhook) {
       headers: { 'user-agent': USER_AGENT },
     },
     get('get-one', 'GET /v1/my/anime/500/ratings (user with 1k entries)', getOnePath, tokens['1k']),
+    {
+      ...get(
+        'get-one-fresh',
+        'get-one on a freshly started server at LOG_LEVEL=warn (no access log): the reference of get-one-logs',
+        getOnePath,
+        tokens['1k'],
+      ),
+      target: 'api-fresh',
+    },
     {
       ...get(
         'get-one-logs',

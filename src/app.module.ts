@@ -62,7 +62,7 @@ export class AppModule {
         ...(settings.oauthServer ? [OAuthModule] : []),
       ],
       providers: [
-        // Global guards run in registration order: this list is the pipeline of decisions §2.
+        // Global guards run in registration order: this list is the pipeline of contract §2.
         // Each applies only to routes marked @Authenticated()/@Scopes()/@RateLimited(). The
         // RateLimit-* headers of responses refused before step 6 come from a Fastify hook (app.setup).
         { provide: APP_GUARD, useExisting: IpDenialGuard }, // 1. 403 + Retry-After

@@ -62,8 +62,9 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
   app.useLogger(logger);
   app.flushLogs();
 
-  fastify.addHook('onRequest', async (request, reply) => {
+  fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
+    done();
   });
   // Before answerUnsupportedMethods: an allowed origin's preflight is answered here.
   answerCors(fastify, app.get<AppConfig>(APP_CONFIG).corsOrigins);
@@ -73,7 +74,7 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
   addAccessLogHook(fastify, logger);
 
   // Bodies of any type are read (up to the size limit) instead of refused at once, so that a wrong
-  // Content-Type is answered at step 7 of the pipeline, after authentication (decisions §2).
+  // Content-Type is answered at step 7 of the pipeline, after authentication (contract §2).
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) =>
     done(null, undefined),
   );

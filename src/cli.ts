@@ -1,11 +1,21 @@
 import 'reflect-metadata';
+import { existsSync } from 'node:fs';
 import { Injectable, Module, OnModuleInit } from '@nestjs/common';
 import type { Command } from 'commander';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { CommandFactory, InjectCommander } from 'nest-commander';
 import { UnblockUserCommand } from './auth/external-identities.command';
+import { DeleteUserCommand, ExportUserCommand } from './accounts/accounts.command';
+import { AccountsModule } from './accounts/accounts.module';
+import { DenialsCommand, LiftDenialCommand, ListDenialsCommand } from './auth/denials.command';
+import { IpDenialsModule } from './auth/ip-denials.module';
 import { TokensModule } from './auth/tokens.module';
-import { IssueTokenCommand, RevokeTokenCommand, TokensCommand } from './auth/tokens.command';
+import {
+  IssueTokenCommand,
+  ListTokensCommand,
+  RevokeTokenCommand,
+  TokensCommand,
+} from './auth/tokens.command';
 import { CatalogModule } from './catalog/catalog.module';
 import { CatalogCommand, ImportCatalogCommand } from './catalog/catalog.command';
 import { ExportListCommand, ImportListCommand, ListsCommand } from './mal-lists/lists.command';
@@ -15,7 +25,16 @@ import { ConfigModule } from './config/config.module';
 import { packageVersion } from './docs/package-version';
 import { DatabaseModule } from './database/database.module';
 import { ENTITIES } from './entities';
-import { ClientsCommand, CreateClientCommand } from './oauth/clients.command';
+import {
+  ClientsCommand,
+  CreateClientCommand,
+  DeleteClientCommand,
+  ListClientsCommand,
+  RotateClientSecretCommand,
+} from './oauth/clients.command';
+import { OAuthGrantsModule } from './oauth/oauth-grants.module';
+import { ResetSignInCommand } from './oauth/sign-in-resets.command';
+import { SignInResetsModule } from './oauth/sign-in-resets.module';
 import { OAuthClientsModule } from './oauth/oauth-clients.module';
 import { RatingsModule } from './ratings/ratings.module';
 import { SyncHooksModule } from './sync/sync-hooks.module';
@@ -28,7 +47,13 @@ import {
   WebhookDeliveriesCommand,
   WebhooksCommand,
 } from './webhooks/webhooks.command';
-import { CreateUserCommand, SetPasswordCommand, UsersCommand } from './users/users.command';
+import {
+  CreateUserCommand,
+  ListUsersCommand,
+  NewPasswordQuestions,
+  SetPasswordCommand,
+  UsersCommand,
+} from './users/users.command';
 
 /** Usage lines name the program as the README runs it, not as the file it was started from. */
 @Injectable()
@@ -37,7 +62,17 @@ class ProgramName implements OnModuleInit {
 
   onModuleInit(): void {
     this.program.name('node dist/cli.js');
+    refuseExcessArguments(this.program);
   }
+}
+
+/**
+ * A word a command does not take (`users list bob`) is a mistake, as an unknown option is.
+ * Groups keep theirs: CommandGroup names the unknown sub-command itself.
+ */
+function refuseExcessArguments(command: Command): void {
+  if (command.commands.length === 0) command.allowExcessArguments(false);
+  command.commands.forEach(refuseExcessArguments);
 }
 
 /**
@@ -58,17 +93,33 @@ class ProgramName implements OnModuleInit {
     CatalogModule,
     MalListsModule,
     OAuthClientsModule,
+    OAuthGrantsModule,
+    AccountsModule,
+    IpDenialsModule,
+    SignInResetsModule,
   ],
   providers: [
     ProgramName,
     UsersCommand,
     CreateUserCommand,
+    ListUsersCommand,
     SetPasswordCommand,
+    NewPasswordQuestions,
+    ExportUserCommand,
+    DeleteUserCommand,
+    ResetSignInCommand,
+    DenialsCommand,
+    ListDenialsCommand,
+    LiftDenialCommand,
     UnblockUserCommand,
     ClientsCommand,
     CreateClientCommand,
+    ListClientsCommand,
+    DeleteClientCommand,
+    RotateClientSecretCommand,
     TokensCommand,
     IssueTokenCommand,
+    ListTokensCommand,
     RevokeTokenCommand,
     CatalogCommand,
     ImportCatalogCommand,
@@ -98,7 +149,11 @@ function fail(error: unknown): never {
 
 async function main(): Promise<void> {
   try {
-    loadConfig();
+    const { database } = loadConfig();
+    // A CLI pointed at the wrong file would otherwise work on an empty database without a word.
+    if (database.type === 'sqlite' && database.path !== ':memory:' && !existsSync(database.path)) {
+      process.stderr.write(`note: creating a new SQLite database at ${database.path}\n`);
+    }
   } catch (error) {
     fail(error);
   }

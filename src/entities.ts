@@ -2,6 +2,7 @@
 import { AccessToken } from './auth/access-token.entity';
 import { BlockedExternalIdentity } from './auth/blocked-external-identity.entity';
 import { ExternalIdentity } from './auth/external-identity.entity';
+import { IpDenial } from './auth/ip-denial.entity';
 import { Title } from './catalog/title.entity';
 import { RatingEntry } from './ratings/rating-entry.entity';
 import { RatingRevision } from './ratings/rating-revision.entity';
@@ -10,6 +11,7 @@ import { AuthorizationCode } from './oauth/entities/authorization-code.entity';
 import { OAuthClient } from './oauth/entities/oauth-client.entity';
 import { OAuthGrant } from './oauth/entities/oauth-grant.entity';
 import { RefreshToken } from './oauth/entities/refresh-token.entity';
+import { SignInReset } from './oauth/entities/sign-in-reset.entity';
 import { SyncDeletion } from './sync/sync-deletion.entity';
 import { SyncKey } from './sync/sync-key.entity';
 import { Webhook } from './webhooks/webhook.entity';
@@ -31,4 +33,6 @@ export const ENTITIES = [
   BlockedExternalIdentity,
   Webhook,
   PurgeLease,
+  IpDenial,
+  SignInReset,
 ];

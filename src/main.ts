@@ -5,6 +5,7 @@ import { AppModule } from './app.module';
 import { configureApp, createHttpAdapter, createLogger } from './app.setup';
 import { InvalidConfigError, loadConfig } from './config/app-config';
 import { listen } from './http-server/listen';
+import { announceReady } from './http-server/ready-line';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig();
@@ -16,6 +17,7 @@ async function bootstrap(): Promise<void> {
   );
   configureApp(app);
   await listen(app, config);
+  announceReady(app, config);
 }
 
 bootstrap().catch((error: unknown) => {

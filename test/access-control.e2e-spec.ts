@@ -6,10 +6,11 @@ import { SCOPES } from '../src/auth/scopes';
 import { hashToken, TokensService } from '../src/auth/tokens.service';
 import type { User } from '../src/users/user.entity';
 import { anime, createUser, importTitles, issueToken, manga } from './factories';
-import { createTestApp, resetDatabase, USER_AGENT } from './utils/test-app';
+import { createTestApp, resetDatabase, USER_AGENT, useTestApp } from './utils/test-app';
+import { sleep } from './utils/wait';
 
 /**
- * Steps 1-5 of the request pipeline (decisions §2) and the rules behind them (decisions §4):
+ * Steps 1-5 of the request pipeline (contract §2) and the rules behind them (contract §4):
  * IP denial, the User-Agent rule, bearer tokens with RFC 6750 challenges, mediaType, scopes.
  * Expected headers are written out literally: they are the contract, not the code's constants.
  */
@@ -64,7 +65,7 @@ interface Caller {
   /** A raw Authorization header; wins over `token`. */
   authorization?: string;
   forwardedFor?: string;
-  /** Sent as `Api-User-Agent` (the identity of browser clients, decisions §17). */
+  /** Sent as `Api-User-Agent` (the identity of browser clients, contract §17). */
   apiUserAgent?: string;
 }
 
@@ -139,8 +140,6 @@ function allScopesBut(scope: string): string[] {
   return Object.values(SCOPES).filter((s) => s !== scope);
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /** Sends `count` requests with rejected User-Agents and checks each was refused. */
 async function sendRejectedUserAgents(
   app: NestFastifyApplication,
@@ -157,7 +156,7 @@ async function sendRejectedUserAgents(
   }
 }
 
-describe('access control (decisions §2 steps 1-5, §4)', () => {
+describe('access control (contract §2 steps 1-5, §4)', () => {
   let app: NestFastifyApplication;
   let user: User;
   /** Holds every scope. */
@@ -577,7 +576,7 @@ describe('access control (decisions §2 steps 1-5, §4)', () => {
     });
   });
 
-  describe('step 2: Api-User-Agent (browser clients, decisions §17)', () => {
+  describe('step 2: Api-User-Agent (browser clients, contract §17)', () => {
     const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36';
 
     it('a valid Api-User-Agent is the identity: a browser User-Agent beside it is served', async () => {
@@ -636,16 +635,9 @@ describe('access control: UA_BLOCKLIST', () => {
   let app: NestFastifyApplication;
   let token: string;
 
-  beforeAll(async () => {
-    app = await createTestApp({ UA_BLOCKLIST: 'acme,foo' });
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
+  useTestApp((created) => (app = created), { UA_BLOCKLIST: 'acme,foo' });
 
   beforeEach(async () => {
-    await resetDatabase(app);
     token = await issueToken(app, await createUser(app));
   });
 
@@ -1001,16 +993,12 @@ describe('access control: requests rejected at steps 1-5 do not count against th
   let user: User;
   let token: string;
 
-  beforeAll(async () => {
-    app = await createTestApp({ RATE_LIMIT_USER_LIMIT: '2', RATE_LIMIT_IP_LIMIT: '2' });
-  });
-
-  afterAll(async () => {
-    await app.close();
+  useTestApp((created) => (app = created), {
+    RATE_LIMIT_USER_LIMIT: '2',
+    RATE_LIMIT_IP_LIMIT: '2',
   });
 
   beforeEach(async () => {
-    await resetDatabase(app);
     user = await createUser(app);
     token = await issueToken(app, user);
   });

@@ -1,13 +1,13 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createWriteStream, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { DataSource } from 'typeorm';
 import { Title } from '../src/catalog/title.entity';
 import { anime, createUserWithToken, importTitles } from './factories';
 import { runCli } from './utils/cli';
-import { api, createTestApp, resetDatabase } from './utils/test-app';
+import { api, resetDatabase, useTestApp } from './utils/test-app';
+import { tempDir } from './utils/test-services';
 
 const SAMPLE = join(__dirname, '..', 'examples', 'anime-offline-database.sample.json');
 
@@ -28,21 +28,11 @@ function item(fields: Record<string, unknown>): Record<string, unknown> {
   };
 }
 
-describe('catalog import --format anime-offline-database (decisions §14)', () => {
+describe('catalog import --format anime-offline-database (contract §14)', () => {
   let app: NestFastifyApplication;
-  const workDir = mkdtempSync(join(tmpdir(), 'ratings-aod-'));
+  const workDir = tempDir('ratings-aod-');
 
-  beforeAll(async () => {
-    app = await createTestApp();
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
-
-  beforeEach(async () => {
-    await resetDatabase(app);
-  });
+  useTestApp((created) => (app = created));
 
   const animeRows = () =>
     app

@@ -1,31 +1,22 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { Title } from '../src/catalog/title.entity';
 import { ClientsService } from '../src/oauth/clients.service';
 import { UsersService } from '../src/users/users.service';
 import { exitOf, freePort, runCli, startServer } from './utils/cli';
-import { api, createTestApp, resetDatabase } from './utils/test-app';
+import { api, useTestApp } from './utils/test-app';
+import { tempDir } from './utils/test-services';
+import { serverIsLive, sleep } from './utils/wait';
 
 const EXAMPLE_CATALOG = join(__dirname, '..', 'examples', 'catalog.json');
 
 describe('admin CLI (node dist/cli.js)', () => {
   let app: NestFastifyApplication;
-  const workDir = mkdtempSync(join(tmpdir(), 'ratings-cli-'));
+  const workDir = tempDir('ratings-cli-');
 
-  beforeAll(async () => {
-    app = await createTestApp();
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
-
-  beforeEach(async () => {
-    await resetDatabase(app);
-  });
+  useTestApp((created) => (app = created));
 
   const titleRows = () =>
     app
@@ -274,7 +265,7 @@ describe('admin CLI (node dist/cli.js)', () => {
       ]);
       const token = issued.stdout.trim();
       await api(app, token).get('/v1/my/profile').expect(200);
-      await new Promise((resolve) => setTimeout(resolve, 2100));
+      await sleep(2100);
       await api(app, token).get('/v1/my/profile').expect(401);
     });
 
@@ -491,7 +482,7 @@ describe('admin CLI (node dist/cli.js)', () => {
 
 describe('server (node dist/main.js)', () => {
   it('serves /health on a fresh SQLite file (folder created) and shuts down on SIGTERM', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ratings-server-'));
+    const dir = tempDir('ratings-server-');
     const port = await freePort();
     const { child, output } = startServer({
       PORT: String(port),
@@ -499,20 +490,12 @@ describe('server (node dist/main.js)', () => {
       LOG_LEVEL: 'info',
     });
     try {
-      let status = 0;
-      for (let attempt = 0; attempt < 100 && status !== 200; attempt++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        status = await fetch(`http://127.0.0.1:${port}/health`).then(
-          (r) => r.status,
-          () => 0,
-        );
-      }
-      expect(status).toBe(200);
-      // Structured JSON logs (pino): start-up lines and the access line of the request above.
-      expect(output()).toMatch(/"level":30,.*"msg":"Nest application successfully started"/);
-      // The access line is written asynchronously, within a second (decisions §16).
+      await serverIsLive(port, 10_000, '/health');
+      // Structured JSON logs (pino): the ready line and the access line of the request above.
+      expect(output()).toMatch(/"level":30,.*"context":"Server",.*"msg":"Ready on /);
+      // The access line is written asynchronously, within a second (contract §16).
       for (let i = 0; i < 20 && !/"route":"\/health","status":200/.test(output()); i++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await sleep(100);
       }
       expect(output()).toMatch(/"route":"\/health","status":200/);
     } finally {

@@ -133,6 +133,56 @@ describe('conditional reads (ETag, If-None-Match)', () => {
     expect(await etagOf(alice.token, '/v1/my/profile')).not.toBe(profile);
   });
 
+  it('a body kept by ETag (BODY_CACHE_MB) is always the one an instance without the cache builds', async () => {
+    const uncached = await createTestApp({ BODY_CACHE_MB: '0' });
+    try {
+      const alice = await createUserWithToken(app);
+      await seed(alice.token);
+      const paths = [
+        '/v1/my/anime/ratings',
+        '/v1/my/anime/ratings?limit=1',
+        '/v1/my/anime/ratings?limit=1&after=1',
+        '/v1/my/profile',
+      ];
+      const expectSameAsUncached = async () => {
+        for (const path of paths) {
+          // The second read of the cached instance is the one served from its cache.
+          await api(app, alice.token).get(path).expect(200);
+          const cached = await api(app, alice.token).get(path).expect(200);
+          const built = await api(uncached, alice.token).get(path).expect(200);
+          expect(cached.text).toBe(built.text);
+          expect(cached.headers.etag).toBe(built.headers.etag);
+          expect(cached.headers.link).toBe(built.headers.link);
+          expect(cached.headers['content-type']).toBe(built.headers['content-type']);
+        }
+      };
+      await expectSameAsUncached();
+      expect((await api(app, alice.token).get(paths[1])).headers.link).toMatch(/rel="next"/);
+      await api(app, alice.token).put('/v1/my/anime/2/ratings', { status: 'dropped' }).expect(200);
+      await expectSameAsUncached();
+      await importTitles(app, [anime(1, { title: 'Renamed', episodes: 12 })]);
+      await expectSameAsUncached();
+      // Written through the other instance: this one's cache must not hide it.
+      await api(uncached, alice.token).put('/v1/my/anime/3/ratings', { status: 'ongoing' });
+      await expectSameAsUncached();
+      await api(uncached, alice.token).delete('/v1/my/anime/1/ratings').expect(200);
+      await expectSameAsUncached();
+      // Concurrent reads of a new version share one build.
+      await api(app, alice.token).put('/v1/my/anime/4/ratings', { status: 'ongoing' });
+      const together = await Promise.all(
+        paths.flatMap((path) => [1, 2, 3].map(() => api(app, alice.token).get(path).expect(200))),
+      );
+      for (const [index, response] of together.entries()) {
+        const built = await api(uncached, alice.token).get(paths[Math.floor(index / 3)]);
+        expect(response.text).toBe(built.text);
+        expect(response.headers.etag).toBe(built.headers.etag);
+        expect(response.headers.link).toBe(built.headers.link);
+      }
+    } finally {
+      await uncached.close();
+    }
+  });
+
   it('two different bodies never share an ETag: users, queries, pages, endpoints', async () => {
     const alice = await createUserWithToken(app);
     const bob = await createUserWithToken(app);

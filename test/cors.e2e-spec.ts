@@ -6,7 +6,7 @@ import { createTestApp, resetDatabase, USER_AGENT } from './utils/test-app';
 const APP_ORIGIN = 'https://app.example';
 const OTHER_ORIGIN = 'https://evil.example';
 
-describe('CORS (CORS_ORIGINS, decisions §17)', () => {
+describe('CORS (CORS_ORIGINS, contract §17)', () => {
   let app: NestFastifyApplication;
   let token: string;
 

@@ -7,8 +7,9 @@ import request from 'supertest';
 import { anime, createUserWithToken, importTitles } from './factories';
 import { PrivateMariaDb } from './utils/private-mariadb';
 import { api, createTestApp } from './utils/test-app';
+import { sleep } from './utils/wait';
 
-/** decisions §16: the readiness check answers within 2 s, whatever the database does. */
+/** contract §16: the readiness check answers within 2 s, whatever the database does. */
 const READY_WITHIN_MS = 2000;
 
 const PROBLEM = 'application/problem+json; charset=utf-8';
@@ -77,7 +78,7 @@ describe('database faults (DATABASE_TIMEOUT_MS)', () => {
           expect(answer.headers['x-request-id']).toBeTruthy();
         }
         // One line for the outage, not one (with a stack) per request.
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await sleep(100);
         expect(outageLines()).toHaveLength(1);
         expect(lines.filter((line) => line.includes('"stack"'))).toEqual([]);
       } finally {

@@ -1,5 +1,9 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Browser, Page, Response } from 'playwright-core';
+import { DataSource } from 'typeorm';
+import { OAuthClient } from '../src/oauth/entities/oauth-client.entity';
+import { ClientsService } from '../src/oauth/clients.service';
+import { UsersService } from '../src/users/users.service';
 import { anime, createUserWithToken, importTitles } from './factories';
 import { launchBrowser } from './utils/browser';
 import { createTestApp, resetDatabase } from './utils/test-app';
@@ -8,10 +12,14 @@ import { createTestApp, resetDatabase } from './utils/test-app';
  * Swagger UI at /docs in headless Chromium, as a reader uses it: Authorize with a bearer token,
  * then "Try it out" on GET profile and PUT. The browser sends its own `Mozilla/…` User-Agent, which
  * the API refuses; the page's Api-User-Agent is what makes these calls succeed (issue 17 item 1).
+ * Then Authorize through OAuth2 with PKCE, signing in on the consent page (issue 17 item 2).
  */
 // A browser parsing Swagger UI's bundle on a small, busy CI machine takes a while; this bounds a
 // hang, it asserts nothing about speed.
 jest.setTimeout(180_000);
+
+/** DOCS_OAUTH_CLIENT_ID of the app under test: the id of the client registered for the page. */
+const DOCS_CLIENT_ID = 'docs-page-client';
 
 describe('docs page in a browser', () => {
   let app: NestFastifyApplication;
@@ -22,7 +30,7 @@ describe('docs page in a browser', () => {
 
   beforeAll(async () => {
     // Denial on, at its default threshold: a page sending only Mozilla/… would be refused.
-    app = await createTestApp({ UA_DENY_THRESHOLD: '10' });
+    app = await createTestApp({ UA_DENY_THRESHOLD: '10', DOCS_OAUTH_CLIENT_ID: DOCS_CLIENT_ID });
     await app.listen(0, '127.0.0.1');
     origin = await app.getUrl();
     browser = await launchBrowser();
@@ -89,5 +97,60 @@ describe('docs page in a browser', () => {
       .first();
     expect(await shown.innerText()).toContain('200');
     expect(apiCalls.map((r) => r.status())).toEqual([200, 200]);
+  });
+
+  it('authorizes through OAuth2 with PKCE and the consent page, then GET profile is 200', async () => {
+    const password = 'correct horse battery staple';
+    const user = await app.get(UsersService).create('docsreader', password);
+    // As the README's command registers it (a loopback URI without a port matches any port).
+    const { client } = await app.get(ClientsService).create({
+      name: 'API docs',
+      redirectUris: ['http://127.0.0.1/docs/oauth2-redirect.html'],
+      isPublic: true,
+    });
+    // The id the operator then puts in DOCS_OAUTH_CLIENT_ID (fixed when the app started).
+    await app
+      .get(DataSource)
+      .getRepository(OAuthClient)
+      .update({ clientId: client.clientId }, { clientId: DOCS_CLIENT_ID });
+
+    await page.goto(`${origin}/docs`);
+    await page.locator('button.authorize').first().click();
+    const oauth = page.locator('.auth-container').filter({ hasText: 'Authorization Code' }).first();
+    expect(await oauth.locator('input[data-name="clientId"]').inputValue()).toBe(DOCS_CLIENT_ID);
+
+    const [consent] = await Promise.all([
+      page.waitForEvent('popup'),
+      oauth.locator('button.authorize').click(),
+    ]);
+    await consent.waitForLoadState();
+    const authorizeUrl = new URL(consent.url());
+    expect(authorizeUrl.pathname).toBe('/oauth/authorize');
+    expect(authorizeUrl.searchParams.get('redirect_uri')).toBe(
+      `${origin}/docs/oauth2-redirect.html`,
+    );
+    expect(authorizeUrl.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authorizeUrl.searchParams.get('scope')).toBe('ratings.anime ratings.manga user.profile');
+    expect(await consent.locator('h1').innerText()).toBe('Authorize API docs');
+
+    await consent.locator('input[name="username"]').fill(user.name);
+    await consent.locator('input[name="password"]').fill(password);
+    // The redirect page hands the code to Swagger UI and closes itself.
+    const closed = consent.waitForEvent('close');
+    const [exchange] = await Promise.all([
+      page.waitForResponse((r) => new URL(r.url()).pathname === '/oauth/token'),
+      consent.locator('button[value="approve"]').click(),
+    ]);
+    expect(exchange.status()).toBe(200);
+    const issued = (await exchange.json()) as { access_token: string; scope: string };
+    expect(issued.scope).toBe('ratings.anime ratings.manga user.profile');
+    await closed;
+
+    await oauth.locator('button', { hasText: 'Logout' }).waitFor();
+    await page.locator('button.btn-done').first().click();
+    const profile = await tryItOut('ProfileController_get');
+    expect(profile.status()).toBe(200);
+    expect(((await profile.json()) as { name: string }).name).toBe(user.name);
+    expect(profile.request().headers().authorization).toBe(`Bearer ${issued.access_token}`);
   });
 });

@@ -11,7 +11,7 @@ import { runCli } from './utils/cli';
 import { api, createTestApp, resetDatabase, USER_AGENT } from './utils/test-app';
 
 /**
- * Decisions §19: JWT access tokens of the company's identity provider beside the opaque ones.
+ * Contract §19: JWT access tokens of the company's identity provider beside the opaque ones.
  * The provider is played by this spec: a local HTTP server publishes its JWKS, jose signs tokens.
  */
 
@@ -91,7 +91,7 @@ function expectInvalidToken(response: request.Response): void {
   );
 }
 
-describe('access tokens from the company identity provider (decisions §19)', () => {
+describe('access tokens from the company identity provider (contract §19)', () => {
   const jwks = new JwksServer();
   let env: Record<string, string>;
   let app: NestFastifyApplication;

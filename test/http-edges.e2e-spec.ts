@@ -4,6 +4,7 @@ import { loadConfig } from '../src/config/app-config';
 import { listen } from '../src/http-server/listen';
 import { exchange, type Exchange, type RawResponse } from './utils/raw-http';
 import { createTestApp } from './utils/test-app';
+import { sleep } from './utils/wait';
 
 /**
  * The edges of HTTP that never reach a route: errors of Node's HTTP parser, the request timeout,
@@ -197,7 +198,7 @@ describe('HTTP edges', () => {
       sockets.shift()!.destroy();
       let served: Exchange | undefined;
       for (let attempt = 0; attempt < 50 && served?.response?.status !== 200; attempt++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await sleep(100);
         served = await exchange(port, [
           'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
         ]);

@@ -1,23 +1,13 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { anime, createUserWithToken, importTitles } from './factories';
+import { freePort } from './utils/cli';
 import { createTestApp, resetDatabase, USER_AGENT } from './utils/test-app';
+import { serverIsLive, sleep } from './utils/wait';
 
 const TITLES = 20;
 const STATUSES = ['ongoing', 'completed', 'on_hold', 'dropped', 'not_interested', 'bookmark'];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 interface Instance {
   child: ChildProcess;
@@ -39,20 +29,16 @@ async function startInstance(): Promise<Instance> {
     },
     stdio: 'ignore',
   });
-  const base = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; attempt < 300; attempt++) {
-    const status = await fetch(`${base}/health/ready`).then(
-      (r) => r.status,
-      () => 0,
-    );
-    if (status === 200) return { child, base };
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  try {
+    await serverIsLive(port, 30_000, '/health/ready');
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
   }
-  child.kill('SIGKILL');
-  throw new Error('the instance did not become ready');
+  return { child, base: `http://127.0.0.1:${port}` };
 }
 
-/** decisions §8, from the entries GET all returns. */
+/** contract §8, from the entries GET all returns. */
 function recompute(entries: Record<string, unknown>[]) {
   const count = (status: string) => entries.filter((e) => e.status === status).length;
   const scores = entries
@@ -137,9 +123,9 @@ describe('an instance killed mid-writes', () => {
       ...Array.from({ length: 6 }, () => loop(victim.base, () => victimOk++)),
       ...Array.from({ length: 2 }, () => loop(survivor.base, () => undefined)),
     ];
-    while (victimOk < 60) await new Promise((resolve) => setTimeout(resolve, 10));
+    while (victimOk < 60) await sleep(10);
     victim.child.kill('SIGKILL');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sleep(300);
     stop = true;
     await Promise.all(loops);
 

@@ -1,26 +1,19 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { anime, createUser, importTitles, issueToken, manga } from './factories';
 import { runCli } from './utils/cli';
-import { api, createTestApp, resetDatabase } from './utils/test-app';
+import { api, useTestApp } from './utils/test-app';
+import { tempDir } from './utils/test-services';
 
-describe('lists export | import (admin CLI, decisions §13)', () => {
+describe('lists export | import (admin CLI, contract §13)', () => {
   let app: NestFastifyApplication;
-  const workDir = mkdtempSync(join(tmpdir(), 'ratings-lists-'));
+  const workDir = tempDir('ratings-lists-');
 
-  beforeAll(async () => {
-    app = await createTestApp();
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
+  useTestApp((created) => (app = created));
 
   beforeEach(async () => {
-    await resetDatabase(app);
     await importTitles(app, [anime(1), anime(2), manga(1)]);
   });
 

@@ -5,11 +5,12 @@ import { DataSource } from 'typeorm';
 import { SCOPES } from '../src/auth/scopes';
 import { WebhooksService } from '../src/webhooks/webhooks.service';
 import { anime, createUserWithToken, importTitles, manga } from './factories';
-import { api, createTestApp, resetDatabase, USER_AGENT } from './utils/test-app';
+import { api, createTestApp, resetDatabase, USER_AGENT, useTestApp } from './utils/test-app';
+import { sleep } from './utils/wait';
 
 type Entry = Record<string, unknown> & { id: number; updated_at: string };
 
-/** The fields the MyAnimeList format carries, per media type (decisions §13). */
+/** The fields the MyAnimeList format carries, per media type (contract §13). */
 const CARRIED = {
   anime: [
     'id',
@@ -67,16 +68,9 @@ function animeFile(...elements: string[]): string {
 describe('MyAnimeList XML export and import', () => {
   let app: NestFastifyApplication;
 
-  beforeAll(async () => {
-    app = await createTestApp();
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
+  useTestApp((created) => (app = created));
 
   beforeEach(async () => {
-    await resetDatabase(app);
     await importTitles(app, [
       anime(1, { externalId: 5114, title: 'Fullmetal & <Brotherhood>', episodes: 64 }),
       anime(2, { externalId: 9253, episodes: null, episodeMinutes: null }),
@@ -428,7 +422,7 @@ describe('MyAnimeList XML export and import', () => {
     });
     await put(token, 'anime', 3, { status: 'ongoing', public_rating: 6, public_fraction: 4 });
     const [before] = await list(token, 'anime');
-    await new Promise((resolve) => setTimeout(resolve, 1100)); // updated_at has whole seconds
+    await sleep(1100); // updated_at has whole seconds
     const result = await importInto(
       token,
       'anime',
@@ -580,7 +574,7 @@ describe('MyAnimeList XML export and import', () => {
         'manga elements in an anime list',
         valid.replace(/<(\/?)anime>/g, '<$1manga>'),
         400,
-        '<manga> in a anime list',
+        '<manga> in an anime list',
       ],
       ['another root element', valid.replace(/myanimelist>/g, 'list>'), 400, 'root element'],
       ['an empty body', '', 400, ''],
@@ -590,6 +584,14 @@ describe('MyAnimeList XML export and import', () => {
       expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(response.body.detail).toContain(detail);
       expect(await list(token, 'anime')).toEqual([]);
+    });
+
+    it('an anime list sent to the manga endpoint: 400 naming it "an anime list"', async () => {
+      const { token } = await createUserWithToken(app);
+      const response = await importInto(token, 'manga', valid).expect(400);
+      expect(response.body.detail).toBe(
+        'Not a readable MyAnimeList export: line 3: the file is an anime list (user_export_type 1); this endpoint imports manga',
+      );
     });
 
     it('wrong Content-Type: 415; JSON that is not JSON: 400', async () => {

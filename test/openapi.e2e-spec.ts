@@ -8,6 +8,7 @@ import { api, createTestApp, resetDatabase, USER_AGENT } from './utils/test-app'
 
 interface Operation {
   operationId: string;
+  summary?: string;
   security?: Record<string, string[]>[];
   responses: Record<
     string,
@@ -104,6 +105,13 @@ describe('OpenAPI document (issue 12 points 14-17)', () => {
     expect(document.servers?.length).toBeGreaterThan(0);
   });
 
+  it('puts the right article before a media type: "an anime", "a manga"', () => {
+    const text = JSON.stringify(document);
+    expect(text.match(/\ba anime\b|\ban manga\b/gi) ?? []).toEqual([]);
+    expect(document.paths['/v1/my/anime/{id}/ratings'].put.summary).toContain('an anime title');
+    expect(document.paths['/v1/my/manga/{id}/ratings'].put.summary).toContain('a manga title');
+  });
+
   it('declares security on every operation: the oauth2 scope on /v1, none on public ones', () => {
     for (const { path, method, operation } of operations()) {
       expect({ path, method, security: Array.isArray(operation.security) }).toEqual({
@@ -151,6 +159,33 @@ describe('OpenAPI document (issue 12 points 14-17)', () => {
     const forbidden = document.paths['/v1/my/anime/{id}/ratings'].delete.responses['403'];
     expect(Object.keys(forbidden.content?.['application/problem+json'].examples ?? {})).toEqual(
       expect.arrayContaining(['userAgent', 'ipDenied', 'insufficientScope']),
+    );
+  });
+
+  it('gives each error status examples of its own, whose status is that status', () => {
+    const detailsByStatus = new Map<string, Set<string>>();
+    for (const { path, method, operation } of operations()) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        const examples = response.content?.['application/problem+json']?.examples ?? {};
+        for (const [name, example] of Object.entries(examples)) {
+          const value = (example as { value: { status: number; detail: string } }).value;
+          expect({ path, method, status, name, value: value.status }).toEqual({
+            path,
+            method,
+            status,
+            name,
+            value: Number(status),
+          });
+          const details = detailsByStatus.get(status) ?? new Set<string>();
+          detailsByStatus.set(status, details.add(value.detail));
+        }
+      }
+    }
+    // No two statuses share an example body.
+    const all = [...detailsByStatus.values()].flatMap((details) => [...details]);
+    expect(new Set(all).size).toBe(all.length);
+    expect([...detailsByStatus.keys()].sort()).toEqual(
+      expect.arrayContaining(['400', '401', '403', '404', '429', '500', '503']),
     );
   });
 

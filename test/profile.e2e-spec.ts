@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SCOPES } from '../src/auth/scopes';
-import { anime, createUserWithToken, importTitles, manga } from './factories';
-import { api, createTestApp, resetDatabase } from './utils/test-app';
+import { anime, createUserWithToken, importTitles, manga, putEntry } from './factories';
+import { api, createTestApp, useTestApp } from './utils/test-app';
 
 const EMPTY_ANIME = {
   watching: 0,
@@ -30,16 +30,9 @@ const EMPTY_MANGA = {
 describe('GET /v1/my/profile', () => {
   let app: NestFastifyApplication;
 
-  beforeAll(async () => {
-    app = await createTestApp();
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
+  useTestApp((created) => (app = created));
 
   beforeEach(async () => {
-    await resetDatabase(app);
     await importTitles(app, [
       anime(1, { episodes: 64, episodeMinutes: 24 }),
       anime(2, { episodes: 12, episodeMinutes: 10 }),
@@ -52,15 +45,6 @@ describe('GET /v1/my/profile', () => {
       manga(3),
     ]);
   });
-
-  async function rate(
-    token: string,
-    mediaType: 'anime' | 'manga',
-    id: number,
-    body: Record<string, unknown>,
-  ) {
-    await api(app, token).put(`/v1/my/${mediaType}/${id}/ratings`, body).expect(200);
-  }
 
   async function profileOf(token: string) {
     const response = await api(app, token).get('/v1/my/profile').expect(200);
@@ -86,47 +70,51 @@ describe('GET /v1/my/profile', () => {
 
   it('counts every bucket, sums and minutes by hand-computed values', async () => {
     const { token } = await createUserWithToken(app);
-    await rate(token, 'anime', 1, {
+    await putEntry(app, token, 'anime', 1, {
       status: 'completed',
       public_rating: 8,
       public_fraction: 5,
       episodes_watched: 64,
       times_rewatched: 2,
     });
-    await rate(token, 'anime', 2, {
+    await putEntry(app, token, 'anime', 2, {
       status: 'ongoing',
       public_rating: 7,
       episodes_watched: 5,
       is_visible: false,
     });
-    await rate(token, 'anime', 3, { status: 'on_hold', episodes_watched: 10, times_rewatched: 1 });
-    await rate(token, 'anime', 4, {
+    await putEntry(app, token, 'anime', 3, {
+      status: 'on_hold',
+      episodes_watched: 10,
+      times_rewatched: 1,
+    });
+    await putEntry(app, token, 'anime', 4, {
       status: 'dropped',
       public_rating: 0,
       public_fraction: 5,
       episodes_watched: 3,
     });
-    await rate(token, 'anime', 5, { status: 'bookmark' });
-    await rate(token, 'anime', 6, {
+    await putEntry(app, token, 'anime', 5, { status: 'bookmark' });
+    await putEntry(app, token, 'anime', 6, {
       status: 'not_interested',
       public_rating: 2,
       episodes_watched: 1,
     });
-    await rate(token, 'manga', 1, {
+    await putEntry(app, token, 'manga', 1, {
       status: 'ongoing',
       public_rating: 9,
       chapters_read: 100,
       volumes_read: 10,
       times_reread: 3,
     });
-    await rate(token, 'manga', 2, {
+    await putEntry(app, token, 'manga', 2, {
       status: 'completed',
       public_rating: 6,
       public_fraction: 4,
       chapters_read: 7,
       volumes_read: 1,
     });
-    await rate(token, 'manga', 3, { status: 'not_interested', chapters_read: 2 });
+    await putEntry(app, token, 'manga', 3, { status: 'not_interested', chapters_read: 2 });
 
     const { statistics } = await profileOf(token);
     expect(statistics.anime).toEqual({
@@ -158,19 +146,31 @@ describe('GET /v1/my/profile', () => {
 
   it('rounds the average half up (8.5 and 7.0 -> 78)', async () => {
     const { token } = await createUserWithToken(app);
-    await rate(token, 'anime', 1, { status: 'completed', public_rating: 8, public_fraction: 5 });
-    await rate(token, 'anime', 2, { status: 'completed', public_rating: 7 });
-    await rate(token, 'anime', 3, { status: 'completed' }); // score 0: not averaged
+    await putEntry(app, token, 'anime', 1, {
+      status: 'completed',
+      public_rating: 8,
+      public_fraction: 5,
+    });
+    await putEntry(app, token, 'anime', 2, { status: 'completed', public_rating: 7 });
+    await putEntry(app, token, 'anime', 3, { status: 'completed' }); // score 0: not averaged
     expect((await profileOf(token)).statistics.anime.average).toBe(78);
   });
 
   it('rounds a mean below the half down (7.3, 7.0, 7.0 -> 71.0 -> 71; 7.4, 7.0 -> 72)', async () => {
     const { token } = await createUserWithToken(app);
-    await rate(token, 'manga', 1, { status: 'completed', public_rating: 7, public_fraction: 3 });
-    await rate(token, 'manga', 2, { status: 'completed', public_rating: 7 });
-    await rate(token, 'manga', 3, { status: 'completed', public_rating: 7 });
+    await putEntry(app, token, 'manga', 1, {
+      status: 'completed',
+      public_rating: 7,
+      public_fraction: 3,
+    });
+    await putEntry(app, token, 'manga', 2, { status: 'completed', public_rating: 7 });
+    await putEntry(app, token, 'manga', 3, { status: 'completed', public_rating: 7 });
     expect((await profileOf(token)).statistics.manga.average).toBe(71);
-    await rate(token, 'manga', 1, { status: 'completed', public_rating: 7, public_fraction: 4 });
+    await putEntry(app, token, 'manga', 1, {
+      status: 'completed',
+      public_rating: 7,
+      public_fraction: 4,
+    });
     await api(app, token).delete('/v1/my/manga/3/ratings').expect(200);
     expect((await profileOf(token)).statistics.manga.average).toBe(72);
   });
@@ -178,13 +178,13 @@ describe('GET /v1/my/profile', () => {
   it('follows updates and deletes, and ignores other users', async () => {
     const { token } = await createUserWithToken(app);
     const other = await createUserWithToken(app);
-    await rate(other.token, 'anime', 1, {
+    await putEntry(app, other.token, 'anime', 1, {
       status: 'ongoing',
       public_rating: 10,
       episodes_watched: 64,
     });
 
-    await rate(token, 'anime', 1, { status: 'ongoing', episodes_watched: 10 });
+    await putEntry(app, token, 'anime', 1, { status: 'ongoing', episodes_watched: 10 });
     let stats = (await profileOf(token)).statistics.anime;
     expect(stats).toMatchObject({
       watching: 1,
@@ -194,7 +194,11 @@ describe('GET /v1/my/profile', () => {
       media_minutes: 240,
     });
 
-    await rate(token, 'anime', 1, { status: 'completed', episodes_watched: 64, public_rating: 9 });
+    await putEntry(app, token, 'anime', 1, {
+      status: 'completed',
+      episodes_watched: 64,
+      public_rating: 9,
+    });
     stats = (await profileOf(token)).statistics.anime;
     expect(stats).toMatchObject({
       watching: 0,
@@ -220,7 +224,7 @@ describe('GET /v1/my/profile', () => {
       const profileThroughSecond = async () =>
         (await api(second, token).get('/v1/my/profile').expect(200)).body.statistics.anime;
       expect(await profileThroughSecond()).toEqual(EMPTY_ANIME);
-      await rate(token, 'anime', 1, { status: 'ongoing', episodes_watched: 2 });
+      await putEntry(app, token, 'anime', 1, { status: 'ongoing', episodes_watched: 2 });
       expect(await profileThroughSecond()).toMatchObject({ watching: 1, episodes: 2 });
       await api(app, token).delete('/v1/my/anime/1/ratings').expect(200);
       expect(await profileThroughSecond()).toEqual(EMPTY_ANIME);
@@ -231,7 +235,7 @@ describe('GET /v1/my/profile', () => {
 
   it('follows a catalog update of minutes per episode at once', async () => {
     const { token } = await createUserWithToken(app);
-    await rate(token, 'anime', 1, { status: 'ongoing', episodes_watched: 10 });
+    await putEntry(app, token, 'anime', 1, { status: 'ongoing', episodes_watched: 10 });
     expect((await profileOf(token)).statistics.anime.media_minutes).toBe(240);
     await importTitles(app, [anime(1, { episodes: 64, episodeMinutes: 30 })]);
     expect((await profileOf(token)).statistics.anime.media_minutes).toBe(300);

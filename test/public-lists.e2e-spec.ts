@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { User } from '../src/users/user.entity';
-import { anime, createUser, importTitles, issueToken, manga } from './factories';
-import { api, createTestApp, resetDatabase } from './utils/test-app';
+import { anime, createUser, importTitles, issueToken, manga, putEntry } from './factories';
+import { api, createTestApp, resetDatabase, useTestApp } from './utils/test-app';
 
 const TITLES = [anime(1), anime(2), anime(3), anime(4), anime(5), manga(1), manga(2), manga(3)];
 const PUBLIC = { PUBLIC_LISTS: 'true' };
@@ -12,33 +12,15 @@ const listPath = (name: string, mediaType = 'anime', query = '') =>
   `/v1/users/${encodeURIComponent(name)}/${mediaType}/ratings${query}`;
 const profilePath = (name: string) => `/v1/users/${encodeURIComponent(name)}/profile`;
 
-/** Puts entries through the API, as their owner would. */
-async function write(
-  app: NestFastifyApplication,
-  token: string,
-  mediaType: string,
-  id: number,
-  body: Record<string, unknown>,
-): Promise<void> {
-  await api(app, token).put(`/v1/my/${mediaType}/${id}/ratings`, body).expect(200);
-}
-
-describe('public lists (decisions §18)', () => {
+describe('public lists (contract §18)', () => {
   let app: NestFastifyApplication;
   let owner: User;
   let ownerToken: string;
   let readerToken: string;
 
-  beforeAll(async () => {
-    app = await createTestApp(PUBLIC);
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
+  useTestApp((created) => (app = created), PUBLIC);
 
   beforeEach(async () => {
-    await resetDatabase(app);
     await importTitles(app, TITLES);
     owner = await createUser(app, 'Zoë Ann/B');
     ownerToken = await issueToken(app, owner);
@@ -47,7 +29,7 @@ describe('public lists (decisions §18)', () => {
 
   /** Two visible and one private anime entry, one visible and one private manga entry. */
   async function seed(): Promise<void> {
-    await write(app, ownerToken, 'anime', 1, {
+    await putEntry(app, ownerToken, 'anime', 1, {
       status: 'completed',
       public_rating: 9,
       public_fraction: 5,
@@ -55,14 +37,14 @@ describe('public lists (decisions §18)', () => {
       episodes_watched: 24,
       notes: SECRET,
     });
-    await write(app, ownerToken, 'anime', 2, {
+    await putEntry(app, ownerToken, 'anime', 2, {
       status: 'ongoing',
       is_visible: false,
       notes: SECRET,
     });
-    await write(app, ownerToken, 'anime', 3, { status: 'ongoing', public_rating: 7 });
-    await write(app, ownerToken, 'manga', 1, { status: 'ongoing', chapters_read: 10 });
-    await write(app, ownerToken, 'manga', 2, {
+    await putEntry(app, ownerToken, 'anime', 3, { status: 'ongoing', public_rating: 7 });
+    await putEntry(app, ownerToken, 'manga', 1, { status: 'ongoing', chapters_read: 10 });
+    await putEntry(app, ownerToken, 'manga', 2, {
       status: 'completed',
       is_visible: false,
       personal_rating: 80,
@@ -148,7 +130,7 @@ describe('public lists (decisions §18)', () => {
 
   it('finds a user whose name differs from another only by letter case', async () => {
     const lower = await createUser(app, 'casey');
-    await write(app, await issueToken(app, lower), 'anime', 4, { status: 'dropped' });
+    await putEntry(app, await issueToken(app, lower), 'anime', 4, { status: 'dropped' });
     expect((await read(listPath('casey')).expect(200)).body).toHaveLength(1);
     await read(listPath('Casey')).expect(404);
     await read(listPath('CASEY')).expect(404);
@@ -180,8 +162,8 @@ describe('public lists (decisions §18)', () => {
 
   it('status, limit/after and Link work over visible entries only', async () => {
     await seed();
-    await write(app, ownerToken, 'anime', 4, { status: 'completed' });
-    await write(app, ownerToken, 'anime', 5, { status: 'completed', is_visible: false });
+    await putEntry(app, ownerToken, 'anime', 4, { status: 'completed' });
+    await putEntry(app, ownerToken, 'anime', 5, { status: 'completed', is_visible: false });
 
     const completed = await read(listPath(owner.name, 'anime', '?status=completed')).expect(200);
     expect(completed.body.map((entry: { id: number }) => entry.id)).toEqual([1, 4]);
@@ -214,24 +196,24 @@ describe('public lists (decisions §18)', () => {
       const twin = await createUser(app, 'visible twin');
       const twinToken = await issueToken(app, twin);
       // The visible entries of seed(), written again for the twin.
-      await write(app, twinToken, 'anime', 1, {
+      await putEntry(app, twinToken, 'anime', 1, {
         status: 'completed',
         public_rating: 9,
         public_fraction: 5,
         personal_rating: 97,
         episodes_watched: 24,
       });
-      await write(app, twinToken, 'anime', 3, { status: 'ongoing', public_rating: 7 });
-      await write(app, twinToken, 'manga', 1, { status: 'ongoing', chapters_read: 10 });
+      await putEntry(app, twinToken, 'anime', 3, { status: 'ongoing', public_rating: 7 });
+      await putEntry(app, twinToken, 'manga', 1, { status: 'ongoing', chapters_read: 10 });
       // Private entries that would move every number if they counted.
-      await write(app, ownerToken, 'anime', 4, {
+      await putEntry(app, ownerToken, 'anime', 4, {
         status: 'completed',
         is_visible: false,
         public_rating: 2,
         episodes_watched: 12,
         times_rewatched: 3,
       });
-      await write(app, ownerToken, 'manga', 3, {
+      await putEntry(app, ownerToken, 'manga', 3, {
         status: 'on_hold',
         is_visible: false,
         public_rating: 1,
@@ -275,15 +257,15 @@ describe('public lists (decisions §18)', () => {
       const etag = first.headers.etag;
       expect(first.headers.vary).toMatch(/Authorization/);
       await read(path).set('If-None-Match', etag).expect(304);
-      await write(app, ownerToken, 'anime', 4, { status: 'ongoing', is_visible: false });
-      await write(app, ownerToken, 'anime', 4, { status: 'dropped', public_rating: 3 });
+      await putEntry(app, ownerToken, 'anime', 4, { status: 'ongoing', is_visible: false });
+      await putEntry(app, ownerToken, 'anime', 4, { status: 'dropped', public_rating: 3 });
       await api(app, ownerToken).delete('/v1/my/anime/4/ratings').expect(200);
-      await write(app, ownerToken, 'anime', 1, { status: 'completed', personal_rating: 1 });
+      await putEntry(app, ownerToken, 'anime', 1, { status: 'completed', personal_rating: 1 });
       // A visible entry's dates change the public list, not one number of the profile.
-      await write(app, ownerToken, 'anime', 3, { status: 'ongoing', start_date: '2024-02-03' });
+      await putEntry(app, ownerToken, 'anime', 3, { status: 'ongoing', start_date: '2024-02-03' });
       await read(path).set('If-None-Match', etag).expect(304);
 
-      await write(app, ownerToken, 'anime', 2, { status: 'ongoing', is_visible: true });
+      await putEntry(app, ownerToken, 'anime', 2, { status: 'ongoing', is_visible: true });
       const switched = await read(path).set('If-None-Match', etag).expect(200);
       expect(switched.headers.etag).not.toBe(etag);
       expect(switched.body.statistics.anime.watching).toBe(
@@ -311,9 +293,9 @@ describe('public lists (decisions §18)', () => {
       const etag = await etagOf(path);
       await notModified(path, etag);
 
-      await write(app, ownerToken, 'anime', 4, { status: 'ongoing', is_visible: false });
+      await putEntry(app, ownerToken, 'anime', 4, { status: 'ongoing', is_visible: false });
       await notModified(path, etag);
-      await write(app, ownerToken, 'anime', 4, {
+      await putEntry(app, ownerToken, 'anime', 4, {
         status: 'dropped',
         notes: 'changed',
         touch: true,
@@ -321,15 +303,15 @@ describe('public lists (decisions §18)', () => {
       await notModified(path, etag);
       await api(app, ownerToken).delete('/v1/my/anime/4/ratings').expect(200);
       await notModified(path, etag);
-      await write(app, ownerToken, 'anime', 1, {
+      await putEntry(app, ownerToken, 'anime', 1, {
         status: 'completed',
         personal_rating: 12,
         notes: 'another secret',
       });
       await notModified(path, etag);
       // Another media type, and other users' lists, are other bodies.
-      await write(app, ownerToken, 'manga', 3, { status: 'ongoing' });
-      await write(app, readerToken, 'anime', 1, { status: 'ongoing' });
+      await putEntry(app, ownerToken, 'manga', 3, { status: 'ongoing' });
+      await putEntry(app, readerToken, 'anime', 1, { status: 'ongoing' });
       await notModified(path, etag);
     });
 
@@ -344,15 +326,15 @@ describe('public lists (decisions §18)', () => {
         return response.body as { id: number }[];
       };
 
-      await write(app, ownerToken, 'anime', 2, { status: 'ongoing', is_visible: true });
+      await putEntry(app, ownerToken, 'anime', 2, { status: 'ongoing', is_visible: true });
       expect((await expectNewTag()).map((entry) => entry.id)).toEqual([1, 2, 3]);
-      await write(app, ownerToken, 'anime', 1, { status: 'completed', is_visible: false });
+      await putEntry(app, ownerToken, 'anime', 1, { status: 'completed', is_visible: false });
       expect((await expectNewTag()).map((entry) => entry.id)).toEqual([2, 3]);
-      await write(app, ownerToken, 'anime', 3, { status: 'ongoing', episodes_watched: 4 });
+      await putEntry(app, ownerToken, 'anime', 3, { status: 'ongoing', episodes_watched: 4 });
       await expectNewTag();
       await api(app, ownerToken).delete('/v1/my/anime/3/ratings').expect(200);
       expect((await expectNewTag()).map((entry) => entry.id)).toEqual([2]);
-      await write(app, ownerToken, 'anime', 5, { status: 'bookmark' });
+      await putEntry(app, ownerToken, 'anime', 5, { status: 'bookmark' });
       expect((await expectNewTag()).map((entry) => entry.id)).toEqual([2, 5]);
     });
 
@@ -394,7 +376,7 @@ describe('public lists (decisions §18)', () => {
         const path = listPath(owner.name);
         const etag = await etagOf(path, readerToken, other);
         expect(await etagOf(path)).toBe(etag);
-        await write(app, ownerToken, 'anime', 1, { status: 'completed', is_visible: false });
+        await putEntry(app, ownerToken, 'anime', 1, { status: 'completed', is_visible: false });
         const switched = await api(other, readerToken)
           .get(path)
           .set('If-None-Match', etag)
@@ -402,7 +384,7 @@ describe('public lists (decisions §18)', () => {
         expect(switched.body.map((entry: { id: number }) => entry.id)).toEqual([3]);
         const profile = await api(other, readerToken).get(profilePath(owner.name)).expect(200);
         expect(profile.body.statistics.anime.completed).toBe(0);
-        await write(other, ownerToken, 'anime', 1, { status: 'completed', is_visible: true });
+        await putEntry(other, ownerToken, 'anime', 1, { status: 'completed', is_visible: true });
         const profileBack = await read(profilePath(owner.name)).expect(200);
         expect(profileBack.body.statistics.anime.completed).toBe(1);
         const back = await read(path).set('If-None-Match', switched.headers.etag).expect(200);

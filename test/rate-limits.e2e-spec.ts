@@ -5,13 +5,15 @@ import request from 'supertest';
 import { SCOPES } from '../src/auth/scopes';
 import { anime, createUserWithToken, importTitles, issueToken, manga } from './factories';
 import { api, createTestApp, resetDatabase, USER_AGENT } from './utils/test-app';
+import { testRedisUrl } from './utils/test-services';
+import { sleep } from './utils/wait';
 
 /**
- * Decisions §5 (and step 6 of §2): per-user and per-IP budgets per endpoint row, the RateLimit-*
+ * Contract §5 (and step 6 of §2): per-user and per-IP budgets per endpoint row, the RateLimit-*
  * headers of the window with the least left, and counters shared through Redis.
  */
 
-const REDIS_URL = 'redis://127.0.0.1:6379';
+const REDIS_URL = testRedisUrl();
 const PROBLEM_JSON = 'application/problem+json; charset=utf-8';
 const WHOLE_SECONDS = /^\d+$/;
 
@@ -80,9 +82,7 @@ async function freshData(app: NestFastifyApplication): Promise<void> {
   await importTitles(app, [anime(1), anime(2), manga(1), manga(2)]);
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-describe('rate limits (decisions §5)', () => {
+describe('rate limits (contract §5)', () => {
   describe('per user, per endpoint (user limit 3 per 60 s)', () => {
     let app: NestFastifyApplication;
 

@@ -7,7 +7,7 @@ import { RatingWriteHooks } from '../src/ratings/rating-write-hooks';
 import { RatingsModule } from '../src/ratings/ratings.module';
 import { RatingsService } from '../src/ratings/ratings.service';
 import { anime, createUserWithToken, importTitles, manga } from './factories';
-import { api, createTestApp, resetDatabase } from './utils/test-app';
+import { api, useTestApp } from './utils/test-app';
 
 /** A team's listener: a provider of its own module, no edit of the ratings code. */
 @Injectable()
@@ -53,17 +53,17 @@ describe('The write path of entries (one transaction, revisions, hooks, rating.c
   let hook: FailingHook;
   let dataSource: DataSource;
 
-  beforeAll(async () => {
-    app = await createTestApp({}, [ExtensionModule]);
-    listener = app.get(RecordingListener);
-    hook = app.get(FailingHook);
-    dataSource = app.get(DataSource);
-  });
-  afterAll(async () => {
-    await app.close();
-  });
+  useTestApp(
+    (created) => {
+      app = created;
+      listener = app.get(RecordingListener);
+      hook = app.get(FailingHook);
+      dataSource = app.get(DataSource);
+    },
+    {},
+    [ExtensionModule],
+  );
   beforeEach(async () => {
-    await resetDatabase(app);
     await importTitles(app, [anime(1), anime(2), anime(3), manga(1), manga(2)]);
     listener.received.length = 0;
     hook.seen.length = 0;

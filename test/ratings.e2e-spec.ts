@@ -3,7 +3,8 @@ import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { RatingEntry } from '../src/ratings/rating-entry.entity';
 import { anime, createUserWithToken, importTitles, manga } from './factories';
-import { api, createTestApp, resetDatabase } from './utils/test-app';
+import { api, useTestApp } from './utils/test-app';
+import { sleep } from './utils/wait';
 
 type Media = 'anime' | 'manga';
 type Body = Record<string, unknown>;
@@ -23,7 +24,7 @@ const CATALOG = [
   manga(40, { chapters: 150000, volumes: 20000 }),
 ];
 
-/** decisions §7, in order. */
+/** contract §7, in order. */
 const ANIME_KEYS = [
   'id',
   'external_id',
@@ -79,9 +80,8 @@ const BODY_LIMIT = 16384;
 
 const ratingsPath = (media: Media, id: number | string, query = '') =>
   `/v1/my/${media}/${id}/ratings${query}`;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A problem+json error (decisions §3); with `fields`, exactly those fields are named. */
+/** A problem+json error (contract §3); with `fields`, exactly those fields are named. */
 function expectProblem(response: Response, status: number, fields?: string[]): void {
   expect({ status: response.status, body: response.body as unknown }).toMatchObject({
     status,
@@ -189,16 +189,9 @@ describe('ratings API', () => {
     return response.body as Body[];
   }
 
-  beforeAll(async () => {
-    app = await createTestApp();
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
+  useTestApp((created) => (app = created));
 
   beforeEach(async () => {
-    await resetDatabase(app);
     await importTitles(app, CATALOG);
     ({ token } = await createUserWithToken(app));
     client = api(app, token);

@@ -17,7 +17,7 @@ import { createTestApp } from './utils/test-app';
  * scope check or without limits. Every route Nest discovered is checked here.
  */
 
-/** Routes that answer 404 before the scope step (decisions §2 step 4): no scope applies. */
+/** Routes that answer 404 before the scope step (contract §2 step 4): no scope applies. */
 const WITHOUT_SCOPE: readonly unknown[] = [
   UnknownMediaTypeController,
   UnknownMediaTypeChangesController,

@@ -2,7 +2,8 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { anime, createUserWithToken, importTitles, manga } from './factories';
 import { SyncPurgeService } from '../src/sync/sync-purge.service';
-import { api, createTestApp, resetDatabase, USER_AGENT } from './utils/test-app';
+import { api, createTestApp, resetDatabase, USER_AGENT, useTestApp } from './utils/test-app';
+import { sleep } from './utils/wait';
 
 type Entry = { id: number } & Record<string, unknown>;
 interface ChangesBody {
@@ -57,16 +58,9 @@ class MirrorClient {
 describe('changes feed (incremental sync)', () => {
   let app: NestFastifyApplication;
 
-  beforeAll(async () => {
-    app = await createTestApp();
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
+  useTestApp((created) => (app = created));
 
   beforeEach(async () => {
-    await resetDatabase(app);
     await importTitles(app, [
       ...[1, 2, 3, 4, 5, 6].map((id) => anime(id)),
       manga(1),
@@ -339,7 +333,3 @@ describe('changes feed across instances and time', () => {
     await api(two, token).get(`/v1/my/anime/changes?since=${caughtUp.body.cursor}`).expect(200);
   });
 });
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

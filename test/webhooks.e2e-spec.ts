@@ -12,7 +12,8 @@ import { RatingsService } from '../src/ratings/ratings.service';
 import { WebhooksRepository } from '../src/webhooks/webhooks.repository';
 import { WebhooksService } from '../src/webhooks/webhooks.service';
 import { exitOf, freePort, runCli, startServer } from './utils/cli';
-import { api, createTestApp, resetDatabase } from './utils/test-app';
+import { api, createTestApp, resetDatabase, useTestApp } from './utils/test-app';
+import { eventually, sleep } from './utils/wait';
 
 // Every CLI run starts a process of its own: slow on a busy machine.
 jest.setTimeout(120_000);
@@ -35,16 +36,9 @@ interface MessageRow {
 describe('webhooks: endpoints and outbox', () => {
   let app: NestFastifyApplication;
 
-  beforeAll(async () => {
-    app = await createTestApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
+  useTestApp((created) => (app = created), { WEBHOOK_ALLOW_PRIVATE: 'true' });
 
   beforeEach(async () => {
-    await resetDatabase(app);
     await importTitles(app, [anime(1), anime(2), manga(1, { externalId: null })]);
   });
 
@@ -155,7 +149,7 @@ describe('webhooks: endpoints and outbox', () => {
   });
 
   describe('outbox', () => {
-    it('records one message per event and webhook in the write, with the body of decisions §15', async () => {
+    it('records one message per event and webhook in the write, with the body of contract §15', async () => {
       const all = await createWebhook('http://127.0.0.1:9/all');
       const deletions = await createWebhook('http://127.0.0.1:9/deleted', 'rating.deleted');
       const { user, token } = await createUserWithToken(app);
@@ -272,15 +266,6 @@ class Receiver {
   }
 }
 
-/** Polls `check` until it holds; fails the test after `ms` (a bound against hanging, not a measure). */
-async function eventually(check: () => Promise<boolean> | boolean, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 function verified(received: Received, secret: string): unknown {
   return new StandardWebhook(secret).verify(received.body, {
     'webhook-id': String(received.headers['webhook-id']),
@@ -352,20 +337,13 @@ describe('webhooks: delivery', () => {
   let receiver: Receiver;
   let url: string;
 
-  beforeAll(async () => {
-    app = await createTestApp({
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-      WEBHOOK_RETRY_SECONDS: '1,1',
-      WEBHOOK_TIMEOUT_SECONDS: '1',
-    });
-  });
-
-  afterAll(async () => {
-    await app.close();
+  useTestApp((created) => (app = created), {
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    WEBHOOK_RETRY_SECONDS: '1,1',
+    WEBHOOK_TIMEOUT_SECONDS: '1',
   });
 
   beforeEach(async () => {
-    await resetDatabase(app);
     await importTitles(app, [anime(1), anime(2)]);
     receiver = new Receiver();
     url = await receiver.start();
@@ -496,7 +474,7 @@ describe('webhooks: delivery', () => {
     await app.get(WebhooksService).delete(webhook.id);
     const seen = receiver.received.length;
     // Past the 1 s retry delay and the poll: a retry would have come by now.
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await sleep(3000);
     expect(receiver.received.length).toBe(seen);
     expect(await states()).toEqual([]);
   });

@@ -1,5 +1,5 @@
 // The bench's output: a table, the PASS/GAP lines against the targets, and the results JSON.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MAX_BAD_SHARE, round } from './load.mjs';
 
@@ -219,10 +219,10 @@ export function judgeTargets({ db, rows, probes, soak, malImport = null, catalog
     (/** @type {string} */ name, /** @type {string} */ reference) => (/** @type {number} */ v) =>
       `${v.toFixed(2)}× (${row(name)?.requestsPerSecond.toFixed(0)} vs ${row(reference)?.requestsPerSecond.toFixed(0)} req/s)`;
   judge(
-    'GET one with access logs on (LOG_LEVEL=info) ≥ 0.9× GET one without (metrics always on)',
-    vsRow('get-one-logs', 'get-one'),
+    'GET one with access logs on (LOG_LEVEL=info) ≥ 0.9× GET one without (metrics always on; both on a fresh server)',
+    vsRow('get-one-logs', 'get-one-fresh'),
     (v) => v >= 0.9,
-    showVsRow('get-one-logs', 'get-one'),
+    showVsRow('get-one-logs', 'get-one-fresh'),
   );
   judge(
     'PUT update with one webhook subscribed ≥ 0.8× PUT update without',
@@ -312,4 +312,33 @@ export async function writeResults(dir, db, results) {
   const file = join(dir, `${stamp}-${db}.json`);
   await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
   return file;
+}
+
+/**
+ * The targets of the newest earlier run on the same database (a results file in `dir`), beside
+ * this run's: a target that passed then and misses now is flagged REGRESSED.
+ * @param {string} dir
+ * @param {string} db
+ * @param {Verdict[]} verdicts
+ * @returns {Promise<string[]>}
+ */
+export async function compareWithPrevious(dir, db, verdicts) {
+  const names = (await readdir(dir).catch(() => [])).filter((name) => name.endsWith(`-${db}.json`));
+  const newest = names.sort().at(-1);
+  if (!newest) return [`no earlier ${db} run in ${dir} to compare with`];
+  const parsed = /** @type {unknown} */ (JSON.parse(await readFile(join(dir, newest), 'utf8')));
+  const previous = /** @type {{ settings?: { quick?: boolean }, targets?: Verdict[] }} */ (parsed);
+  const before = new Map((previous.targets ?? []).map((v) => [v.target, v]));
+  const lines = [
+    `against the previous ${db} run (${newest}${previous.settings?.quick ? ', --quick' : ''}):`,
+  ];
+  for (const now of verdicts) {
+    const then = before.get(now.target);
+    if (!then || (then.status === 'N/A' && now.status === 'N/A')) continue;
+    const flag = then.status === 'PASS' && now.status === 'GAP' ? 'REGRESSED ' : '';
+    lines.push(
+      `${flag}${now.target}: ${then.status} ${then.measured} -> ${now.status} ${now.measured}`,
+    );
+  }
+  return lines;
 }

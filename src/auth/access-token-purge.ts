@@ -4,7 +4,7 @@ import { Repository } from 'typeorm';
 import { PurgeRegistry, purgeRowsBefore } from '../purges/purge-registry';
 import { AccessToken } from './access-token.entity';
 
-/** Expired access tokens go (decisions §16); they answer 401 whether stored or not. */
+/** Expired access tokens go (contract §16); they answer 401 whether stored or not. */
 @Injectable()
 export class AccessTokenPurge implements OnModuleInit {
   constructor(

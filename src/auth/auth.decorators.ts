@@ -21,7 +21,7 @@ export const BEARER_SECURITY = 'bearer';
 export const OAUTH2_SECURITY = 'oauth2';
 
 /**
- * Puts a route behind the API pipeline of decisions §2: IP denial, User-Agent, bearer token.
+ * Puts a route behind the API pipeline of contract §2: IP denial, User-Agent, bearer token.
  * The guards themselves are global (AppModule registers them in pipeline order), because their
  * order is the contract and a per-route `@UseGuards` can't put a guard after the rate limits.
  */

@@ -4,12 +4,13 @@ import { BearerAuthGuard } from './bearer-auth.guard';
 import { BearerStrategy } from './bearer.strategy';
 import { IpDenialGuard } from './ip-denial.guard';
 import { IpDenialService } from './ip-denial.service';
+import { IpDenialsModule } from './ip-denials.module';
 import { ScopesGuard } from './scopes.guard';
 import { TokensModule } from './tokens.module';
 import { UserAgentGuard } from './user-agent.guard';
 
 @Module({
-  imports: [PassportModule, TokensModule],
+  imports: [PassportModule, TokensModule, IpDenialsModule],
   providers: [
     BearerStrategy,
     IpDenialService,

@@ -10,7 +10,7 @@ import { BearerStrategy } from './bearer.strategy';
 export const REALM = 'ratings';
 
 /**
- * Step 3 of decisions §2. Passport's guard answers a bare 401; this one adds the RFC 6750
+ * Step 3 of contract §2. Passport's guard answers a bare 401; this one adds the RFC 6750
  * challenge: no error code without credentials, `invalid_token` for a bad bearer token.
  *
  * It runs this app's own BearerStrategy instead of `AuthGuard('bearer')`, which looks the strategy

@@ -12,7 +12,7 @@ export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
   }
 
   /**
-   * Only the Authorization header carries a token (decisions §2): passport-http-bearer also reads
+   * Only the Authorization header carries a token (contract §2): passport-http-bearer also reads
    * `access_token` from the query and the body, so it is shown the headers alone.
    */
   override authenticate(request: { headers: unknown }, options?: object): void {

@@ -2,7 +2,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /**
  * A pair (`iss`, `sub`) whose local user was deleted: its tokens are refused instead of creating
- * the user again (decisions §19), until `users unblock` lifts it.
+ * the user again (contract §19), until `users unblock` lifts it.
  */
 @Entity('blocked_external_identities')
 export class BlockedExternalIdentity {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
+import { DataSource, EntityManager, Repository } from 'typeorm';
 import { nowToTheSecond } from '../common/timestamps';
 import { isDeadlock, isUniqueViolation } from '../database/errors';
 import { rawUtcDate } from '../database/raw-values';
@@ -30,7 +30,7 @@ const EXTERNAL_USER_SQL = `SELECT i.user_id AS user_id, u.name AS user_name,
   WHERE i.issuer = ? AND i.subject = ?`;
 
 /**
- * Users of the company's identity provider (decisions §19): a user is the pair (`iss`, `sub`);
+ * Users of the company's identity provider (contract §19): a user is the pair (`iss`, `sub`);
  * its first valid token creates the local user. The unique key on the pair decides between
  * instances that see a new pair at once: one creates the user, the others read it.
  */
@@ -88,17 +88,32 @@ export class ExternalIdentitiesService {
 
   /**
    * Blocks every pair of the user, so that deleting the user does not let the pair's next token
-   * create it again (decisions §19). Call it before deleting the user: the pairs go with it.
+   * create it again (contract §19). Call it before deleting the user: the pairs go with it.
    */
-  async blockUser(userId: number): Promise<number> {
-    const pairs = await this.identities.findBy({ userId });
+  async blockUser(
+    userId: number,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<number> {
+    const pairs = await manager.findBy(ExternalIdentity, { userId });
     for (const { issuer, subject } of pairs) {
-      await this.blocked.upsert({ issuer, subject, blockedAt: nowToTheSecond() }, [
-        'issuer',
-        'subject',
-      ]);
+      await manager.upsert(
+        BlockedExternalIdentity,
+        { issuer, subject, blockedAt: nowToTheSecond() },
+        ['issuer', 'subject'],
+      );
     }
     return pairs.length;
+  }
+
+  /** Forgets the user's pairs, in the caller's transaction (`manager`): block them first. */
+  async deleteOfUser(manager: EntityManager, userId: number): Promise<void> {
+    await manager.delete(ExternalIdentity, { userId });
+  }
+
+  /** The user's pairs (`iss`, `sub`), oldest first. */
+  async ofUser(userId: number): Promise<{ iss: string; sub: string }[]> {
+    const pairs = await this.identities.find({ where: { userId }, order: { id: 'ASC' } });
+    return pairs.map(({ issuer, subject }) => ({ iss: issuer, sub: subject }));
   }
 
   /** Lifts the block of a pair; false when it was not blocked. */

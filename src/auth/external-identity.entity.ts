@@ -2,7 +2,7 @@ import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } 
 import { User } from '../users/user.entity';
 
 /**
- * A user of the company's identity provider (decisions §19): the pair (`iss`, `sub`), never a
+ * A user of the company's identity provider (contract §19): the pair (`iss`, `sub`), never a
  * name, mapped to the local user its first valid token created.
  */
 @Entity('external_identities')

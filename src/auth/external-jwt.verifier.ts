@@ -5,9 +5,9 @@ import { AccessTokenVerifier } from './access-token-verifier';
 import type { AuthenticatedUser } from './authenticated-user';
 import { ExternalIdentitiesService } from './external-identities.service';
 
-/** An unknown `kid` refetches the JWKS, at most once a minute (decisions §19). */
+/** An unknown `kid` refetches the JWKS, at most once a minute (contract §19). */
 const JWKS_COOLDOWN_MS = 60_000;
-/** Clock leeway for `exp`, `nbf` (and `iat`): decisions §19 asks for 30 to 60 s. */
+/** Clock leeway for `exp`, `nbf` (and `iat`): contract §19 asks for 30 to 60 s. */
 const CLOCK_LEEWAY_SECONDS = 30;
 const JWKS_TIMEOUT_MS = 5_000;
 
@@ -16,7 +16,7 @@ const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 
 /**
  * JWT access tokens of the company's OpenID Connect provider, beside this service's own opaque
- * tokens, which it hands to `opaque` (decisions §19). Such tokens are revoked by their issuer and
+ * tokens, which it hands to `opaque` (contract §19). Such tokens are revoked by their issuer and
  * live until `exp`; the operator can still refuse a user's older ones (`tokens revoke --user`)
  * and block a deleted user's pair.
  */

@@ -5,7 +5,7 @@ import { ProblemException, PROBLEMS } from '../common/problem';
 import { isAuthenticatedRoute } from './auth.decorators';
 import { IpDenialService } from './ip-denial.service';
 
-/** Step 1 of decisions §2: a denied address gets 403 with Retry-After, whatever it sends. */
+/** Step 1 of contract §2: a denied address gets 403 with Retry-After, whatever it sends. */
 @Injectable()
 export class IpDenialGuard implements CanActivate {
   constructor(

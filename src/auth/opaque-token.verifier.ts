@@ -4,7 +4,7 @@ import type { AuthenticatedUser } from './authenticated-user';
 import { TokensService } from './tokens.service';
 
 /**
- * This service's own tokens (decisions §4): looked up by hash on every request, in one
+ * This service's own tokens (contract §4): looked up by hash on every request, in one
  * statement, so revocation and expiry take effect at once on every instance.
  */
 @Injectable()

@@ -5,7 +5,7 @@ import type { AuthenticatedUser } from './authenticated-user';
 import { REQUIRED_SCOPE_KEY } from './auth.decorators';
 import type { Scope } from './scopes';
 
-/** Step 5 of decisions §2: the token must hold the route's scope. */
+/** Step 5 of contract §2: the token must hold the route's scope. */
 @Injectable()
 export class ScopesGuard implements CanActivate {
   constructor(private readonly reflector: Reflector) {}

@@ -1,10 +1,13 @@
 import type { MediaType } from '../common/media-type';
+import { DESCRIPTOR_LIST } from '../ratings/media-types';
 
+/** Each media type's scope (from its descriptor), then the profile's. */
 export const SCOPES = {
-  anime: 'ratings.anime',
-  manga: 'ratings.manga',
+  ...(Object.fromEntries(DESCRIPTOR_LIST.map(({ name, scope }) => [name, scope])) as {
+    [M in MediaType]: `ratings.${M}`;
+  }),
   profile: 'user.profile',
-} as const satisfies Record<MediaType | 'profile', string>;
+} as const;
 
 export type Scope = (typeof SCOPES)[keyof typeof SCOPES];
 export const ALL_SCOPES: readonly Scope[] = Object.values(SCOPES);

@@ -1,10 +1,9 @@
 import { Inject } from '@nestjs/common';
+import { AccountTokens } from '../accounts/account-tokens';
 import { CommandGroup } from '../cli/command-group';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { UsersService } from '../users/users.service';
-import { ExternalIdentitiesService } from './external-identities.service';
 import { TokenRequestError, TokensService } from './tokens.service';
 
 @SubCommand({
@@ -65,13 +64,12 @@ export class IssueTokenCommand extends CommandRunner {
   name: 'revoke',
   arguments: '[token]',
   description:
-    "Revoke an access token at once, or with --user every token of a user (the identity provider's JWTs issued until now included)",
+    "Revoke an access token at once, or with --user every token of a user: access and refresh tokens, pending authorization codes, and the identity provider's JWTs issued until now",
 })
 export class RevokeTokenCommand extends CommandRunner {
   constructor(
     private readonly tokens: TokensService,
-    private readonly users: UsersService,
-    private readonly identities: ExternalIdentitiesService,
+    private readonly accounts: AccountTokens,
   ) {
     super();
   }
@@ -81,12 +79,9 @@ export class RevokeTokenCommand extends CommandRunner {
       throw new TokenRequestError('give either a token or --user NAME');
     }
     if (options.user !== undefined) {
-      const user = await this.users.findByName(options.user);
-      if (!user) throw new TokenRequestError(`no user named "${options.user}"`);
-      const opaque = await this.tokens.revokeUser(user.id);
-      const pairs = await this.identities.revokeTokensIssuedBefore(user.id);
+      const revoked = await this.accounts.revokeAll(options.user);
       process.stdout.write(
-        `revoked ${opaque} access token(s)${pairs > 0 ? " and the identity provider's tokens issued until now" : ''}\n`,
+        `revoked ${revoked.accessTokens} access token(s) and ${revoked.authorizations} authorization(s) with their refresh tokens and codes${revoked.identityProvider ? ", and the identity provider's tokens issued until now" : ''}\n`,
       );
       return;
     }
@@ -100,9 +95,31 @@ export class RevokeTokenCommand extends CommandRunner {
   }
 }
 
+@SubCommand({
+  name: 'list',
+  description:
+    "List a user's access and refresh tokens, one JSON line each: type, id, client_id, scopes, issued_at, expires_at, status (never the token)",
+})
+export class ListTokensCommand extends CommandRunner {
+  constructor(private readonly accounts: AccountTokens) {
+    super();
+  }
+
+  async run(_args: string[], options: { user: string }): Promise<void> {
+    for (const token of await this.accounts.list(options.user)) {
+      process.stdout.write(`${JSON.stringify(token)}\n`);
+    }
+  }
+
+  @Option({ flags: '--user <name>', description: 'Name of the user', required: true })
+  parseUser(value: string): string {
+    return value;
+  }
+}
+
 @Command({
   name: 'tokens',
   description: 'Manage access tokens',
-  subCommands: [IssueTokenCommand, RevokeTokenCommand],
+  subCommands: [IssueTokenCommand, ListTokensCommand, RevokeTokenCommand],
 })
 export class TokensCommand extends CommandGroup {}

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { createHash, randomBytes } from 'node:crypto';
-import { IsNull, Repository } from 'typeorm';
+import { hash, randomBytes } from 'node:crypto';
+import { EntityManager, IsNull, Repository } from 'typeorm';
 import { nowToTheSecond } from '../common/timestamps';
 import { rawUtcDate } from '../database/raw-values';
+import { selectFirst } from '../database/select-arrays';
 import { UsersService } from '../users/users.service';
 import { AccessToken } from './access-token.entity';
 import type { AuthenticatedUser } from './authenticated-user';
@@ -15,10 +16,10 @@ const MAX_TOKEN_TTL_SECONDS = 10 * 365 * 24 * 3600;
 export class TokenRequestError extends Error {}
 
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
-/** 32 bytes = 256 bits from the CSPRNG (decisions §4), base64url: 43 characters. */
+/** 32 bytes = 256 bits from the CSPRNG (contract §4), base64url: 43 characters. */
 export function generateOpaqueToken(): string {
   return randomBytes(32).toString('base64url');
 }
@@ -34,6 +35,16 @@ export interface AccessTokenInfo {
   expiresAt: Date;
   /** Neither expired nor revoked. */
   active: boolean;
+}
+
+/** An access token as `tokens list` shows it: never the token, which is not stored. */
+export interface StoredAccessToken {
+  id: number;
+  clientId: string | null;
+  scopes: string;
+  issuedAt: Date;
+  expiresAt: Date;
+  revokedAt: Date | null;
 }
 
 export interface NewAccessToken {
@@ -152,6 +163,29 @@ export class TokensService {
     return result.affected ?? 0;
   }
 
+  /** Every access token stored for the user (expired and revoked ones until purged), oldest first. */
+  async listOfUser(userId: number): Promise<StoredAccessToken[]> {
+    const rows = await this.tokens.find({ where: { userId }, order: { id: 'ASC' } });
+    return rows.map((row) => ({
+      id: row.id,
+      clientId: row.clientId,
+      scopes: row.scopes,
+      issuedAt: row.createdAt,
+      expiresAt: row.expiresAt,
+      revokedAt: row.revokedAt,
+    }));
+  }
+
+  /** Deletes every access token of the user, in the caller's transaction (`manager`). */
+  async deleteOfUser(manager: EntityManager, userId: number): Promise<void> {
+    await manager.delete(AccessToken, { userId });
+  }
+
+  /** Deletes every access token issued to the OAuth client, in the caller's transaction. */
+  async deleteOfClient(manager: EntityManager, clientId: string): Promise<void> {
+    await manager.delete(AccessToken, { clientId });
+  }
+
   /** Revokes a token; false when no such token was ever issued. Revoking twice is harmless. */
   async revoke(token: string): Promise<boolean> {
     const tokenHash = hashToken(token);
@@ -163,7 +197,9 @@ export class TokensService {
 
   /** The user behind a live token, or null when it is unknown, expired or revoked. */
   async authenticate(token: string): Promise<AuthenticatedUser | null> {
-    const [row] = await this.tokens.query<LiveTokenRow[]>(LIVE_TOKEN_SQL, [hashToken(token)]);
+    const row = await selectFirst<LiveTokenRow>(this.tokens.manager.connection, LIVE_TOKEN_SQL, [
+      hashToken(token),
+    ]);
     if (!row || row.revoked_at !== null || rawUtcDate(row.expires_at).getTime() <= Date.now()) {
       return null;
     }

@@ -1,4 +1,4 @@
-/** Tools and libraries, not applications (decisions §4); operators add more with UA_BLOCKLIST. */
+/** Tools and libraries, not applications (contract §4); operators add more with UA_BLOCKLIST. */
 export const GENERIC_USER_AGENTS = [
   'curl',
   'wget',
@@ -58,7 +58,7 @@ export const USER_AGENT_EXAMPLE = 'ListSync/2.1.0 (admin@listsync.example)';
 /**
  * The header that names the application: `Api-User-Agent` when the request has one (browsers
  * cannot set `User-Agent`; the convention of Wikimedia's APIs), `User-Agent` otherwise
- * (decisions §17).
+ * (contract §17).
  */
 export function applicationIdentity(headers: Record<string, string | string[] | undefined>): {
   header: 'Api-User-Agent' | 'User-Agent';

@@ -13,7 +13,7 @@ import {
   userAgentRejection,
 } from './user-agent-policy';
 
-/** Step 2 of decisions §2: the caller must name its application in the User-Agent. */
+/** Step 2 of contract §2: the caller must name its application in the User-Agent. */
 @Injectable()
 export class UserAgentGuard implements CanActivate {
   private readonly blocklist: ReadonlySet<string>;

@@ -1,6 +1,12 @@
-import type { MediaType } from '../common/media-type';
+import { isMediaType, mediaTypeChoices, type MediaType } from '../common/media-type';
+import {
+  byMediaType,
+  DESCRIPTOR_LIST,
+  MEDIA_TYPE_DESCRIPTORS,
+  type TitleCount,
+} from '../ratings/media-types';
 
-/** One title as the import file and the database hold it (decisions §1). */
+/** One title as the import file and the database hold it (contract §1). */
 export interface TitleRecord {
   mediaType: MediaType;
   id: number;
@@ -16,11 +22,21 @@ export class CatalogFileError extends Error {}
 
 const MAX_ID = 2 ** 31 - 1;
 const MAX_TITLE_LENGTH = 500;
-/** The counts of the other media type: present and not null, they contradict the record's type. */
-const OTHER_MEDIA_COUNTS: Record<MediaType, readonly string[]> = {
-  anime: ['chapters', 'volumes'],
-  manga: ['episodes', 'episode_minutes'],
+/** The file's field of each count a title may have. */
+const COUNT_FIELDS: Record<TitleCount, string> = {
+  episodes: 'episodes',
+  episodeMinutes: 'episode_minutes',
+  chapters: 'chapters',
+  volumes: 'volumes',
 };
+
+/** The counts of other media types: present and not null, they contradict the record's type. */
+const OTHER_MEDIA_COUNTS = byMediaType((descriptor) => {
+  const others = DESCRIPTOR_LIST.flatMap(({ catalogCounts }) => catalogCounts);
+  return [...new Set(others)]
+    .filter((count) => !descriptor.catalogCounts.includes(count))
+    .map((count) => COUNT_FIELDS[count]);
+});
 
 /**
  * Parses and checks a whole catalog file before anything is written, so a bad file changes
@@ -35,10 +51,7 @@ export function parseCatalogFile(text: string): TitleRecord[] {
   }
   if (!Array.isArray(data)) throw new CatalogFileError('the file must hold a JSON array of titles');
 
-  const seen: Record<MediaType, { ids: Set<number>; externalIds: Set<number> }> = {
-    anime: { ids: new Set(), externalIds: new Set() },
-    manga: { ids: new Set(), externalIds: new Set() },
-  };
+  const seen = byMediaType(() => ({ ids: new Set<number>(), externalIds: new Set<number>() }));
   return data.map((raw: unknown, index) => {
     const record = parseRecord(raw, `record ${index + 1}`);
     const where = `record ${index + 1} (${record.mediaType} id ${record.id})`;
@@ -59,8 +72,8 @@ function parseRecord(raw: unknown, where: string): TitleRecord {
   }
   const record = raw as Record<string, unknown>;
   const mediaType = record.media_type;
-  if (mediaType !== 'anime' && mediaType !== 'manga') {
-    throw new CatalogFileError(`${where}: media_type must be "anime" or "manga"`);
+  if (typeof mediaType !== 'string' || !isMediaType(mediaType)) {
+    throw new CatalogFileError(`${where}: media_type must be ${mediaTypeChoices('"')}`);
   }
   const fail = (message: string): never => {
     const id = typeof record.id === 'number' ? ` id ${record.id}` : '';
@@ -93,16 +106,20 @@ function parseRecord(raw: unknown, where: string): TitleRecord {
     }
     return value as number | null;
   };
-  return {
+  const parsed: TitleRecord = {
     mediaType,
     id: id as number,
     externalId: externalId as number | null,
     title: title as string,
-    episodes: mediaType === 'anime' ? count('episodes') : null,
-    episodeMinutes: mediaType === 'anime' ? count('episode_minutes') : null,
-    chapters: mediaType === 'manga' ? count('chapters') : null,
-    volumes: mediaType === 'manga' ? count('volumes') : null,
+    episodes: null,
+    episodeMinutes: null,
+    chapters: null,
+    volumes: null,
   };
+  for (const property of MEDIA_TYPE_DESCRIPTORS[mediaType].catalogCounts) {
+    parsed[property] = count(COUNT_FIELDS[property]);
+  }
+  return parsed;
 }
 
 function isIntegerIn(value: unknown, min: number, max: number): value is number {

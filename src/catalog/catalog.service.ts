@@ -63,22 +63,12 @@ export class CatalogService {
           );
         }
       }
-      for (const record of changed) {
-        const { mediaType, id, ...fields } = record;
-        await manager.update(Title, { mediaType, id }, fields);
-      }
-      for (let i = 0; i < created.length; i += INSERT_BATCH) {
-        await manager.insert(Title, created.slice(i, i + INSERT_BATCH));
-      }
-      await this.listsHoldingChanged(manager, changed);
-      summary.created = created.length;
-      summary.updated = changed.length;
-      return summary;
+      return this.write(manager, { created, changed }, summary);
     });
   }
 
   /**
-   * Imports the anime of a manami-project anime-offline-database file (decisions §14). A first
+   * Imports the anime of a manami-project anime-offline-database file (contract §14). A first
    * pass reads the whole file to check its format (nothing is written when it fails); the second
    * applies it in batches of short transactions, so the API keeps serving writes meanwhile. Both
    * passes stream the file: memory stays bounded whatever its size.
@@ -111,7 +101,7 @@ export class CatalogService {
   }
 
   /**
-   * One batch of anime from the anime-offline-database (decisions §14), in one short
+   * One batch of anime from the anime-offline-database (contract §14), in one short
    * transaction: a title holding the external_id is updated in place, a new one gets the next id
    * (highest anime id + 1, in the batch's order). Users' entries are never touched.
    */
@@ -146,18 +136,27 @@ export class CatalogService {
         else if (sameTitle(current, record)) summary.unchanged += 1;
         else changed.push(record);
       }
-      for (const record of changed) {
-        const { mediaType, id, ...fields } = record;
-        await manager.update(Title, { mediaType, id }, fields);
-      }
-      for (let i = 0; i < created.length; i += INSERT_BATCH) {
-        await manager.insert(Title, created.slice(i, i + INSERT_BATCH));
-      }
-      await this.listsHoldingChanged(manager, changed);
-      summary.created = created.length;
-      summary.updated = changed.length;
-      return summary;
+      return this.write(manager, { created, changed }, summary);
     });
+  }
+
+  /** Writes the changed and the new titles, in the caller's transaction, and completes the summary. */
+  private async write(
+    manager: EntityManager,
+    { created, changed }: { created: TitleRecord[]; changed: TitleRecord[] },
+    summary: ImportSummary,
+  ): Promise<ImportSummary> {
+    for (const record of changed) {
+      const { mediaType, id, ...fields } = record;
+      await manager.update(Title, { mediaType, id }, fields);
+    }
+    for (let i = 0; i < created.length; i += INSERT_BATCH) {
+      await manager.insert(Title, created.slice(i, i + INSERT_BATCH));
+    }
+    await this.listsHoldingChanged(manager, changed);
+    summary.created = created.length;
+    summary.updated = changed.length;
+    return summary;
   }
 
   /** The lists showing a changed title have a new body: the ratings module moves their versions. */

@@ -8,7 +8,7 @@ import { pick } from 'stream-json/filters/pick.js';
 import { streamArray } from 'stream-json/streamers/stream-array.js';
 import { CatalogFileError } from './catalog-file';
 
-/** An anime title as the manami-project anime-offline-database describes it (decisions §14). */
+/** An anime title as the manami-project anime-offline-database describes it (contract §14). */
 export interface OfflineTitle {
   externalId: number;
   title: string;

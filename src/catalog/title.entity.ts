@@ -1,7 +1,7 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { MediaType } from '../common/media-type';
 
-/** One anime or manga title. Anime and manga have separate id spaces (decisions §1). */
+/** One anime or manga title. Anime and manga have separate id spaces (contract §1). */
 @Entity('titles')
 @Index('UQ_titles_external_id', ['mediaType', 'externalId'], { unique: true })
 export class Title {

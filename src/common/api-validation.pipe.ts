@@ -7,18 +7,23 @@ import {
 } from '@nestjs/common';
 import { FieldError, ProblemException } from './problem';
 
-/** A DTO class can explain why a field it does not have was sent (e.g. a manga field on anime). */
-interface ExplainsUnknownFields {
-  explainUnknownField?: (field: string) => string | undefined;
-}
-
 /**
- * The global ValidationPipe (decisions §3, §6): unknown fields rejected by name, no implicit
+ * The global ValidationPipe (contract §3, §6): unknown fields rejected by name, no implicit
  * conversion (a string is not an integer), every offending field listed in problem+json.
  */
 @Injectable()
 export class ApiValidationPipe extends ValidationPipe {
-  constructor(options: { expectedType?: Type<unknown> } = {}) {
+  /**
+   * `explainUnknownField` says why a field the body's class does not have was sent (e.g. a manga
+   * field on anime); undefined: "is not a known field".
+   */
+  constructor(
+    options: {
+      expectedType?: Type<unknown>;
+      explainUnknownField?: (field: string) => string | undefined;
+    } = {},
+  ) {
+    const explain = options.explainUnknownField ?? (() => undefined);
     super({
       whitelist: true,
       forbidNonWhitelisted: true,
@@ -28,7 +33,7 @@ export class ApiValidationPipe extends ValidationPipe {
       validationError: { target: true, value: false },
       expectedType: options.expectedType,
       exceptionFactory: (errors) =>
-        ProblemException.validation(errors.flatMap((e) => toFieldErrors(e))),
+        ProblemException.validation(errors.flatMap((e) => toFieldErrors(e, explain))),
     });
   }
 
@@ -86,19 +91,22 @@ function nestsDeeperThan(root: unknown, limit: number): boolean {
   return false;
 }
 
-function toFieldErrors(error: ValidationError, parent = ''): FieldError[] {
+function toFieldErrors(
+  error: ValidationError,
+  explain: (field: string) => string | undefined,
+  parent = '',
+): FieldError[] {
   const field = parent ? `${parent}.${error.property}` : error.property;
   const own: FieldError[] = [];
   if (error.constraints) {
-    // The prototype's constructor: the instance's own `constructor` key could come from the body.
-    const prototype = error.target ? (Object.getPrototypeOf(error.target) as object | null) : null;
-    const dtoClass = prototype?.constructor as ExplainsUnknownFields | undefined;
-    const explained = dtoClass?.explainUnknownField?.(field);
     const message =
       error.constraints.whitelistValidation !== undefined
-        ? (explained ?? 'is not a known field')
+        ? (explain(field) ?? 'is not a known field')
         : Object.values(error.constraints)[0];
     own.push({ field, message });
   }
-  return [...own, ...(error.children ?? []).flatMap((child) => toFieldErrors(child, field))];
+  return [
+    ...own,
+    ...(error.children ?? []).flatMap((child) => toFieldErrors(child, explain, field)),
+  ];
 }

@@ -43,7 +43,7 @@ export const DATABASE_UNAVAILABLE = problemBody(
   PROBLEMS.unavailable,
 );
 
-/** Every error, from any layer, leaves as problem+json (decisions §3). */
+/** Every error, from any layer, leaves as problem+json (contract §3). */
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
   private readonly logger = new Logger(ProblemDetailsFilter.name);

@@ -8,7 +8,7 @@ export interface FieldError {
   message: string;
 }
 
-/** The RFC 9457 body every error of the API has (decisions §3). */
+/** The RFC 9457 body every error of the API has (contract §3). */
 export interface ProblemDetails {
   type: string;
   title: string;

@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiHeader, ApiResponse } from '@nestjs/swagger';
 
-/** OpenAPI of a read that answers `If-None-Match` (decisions §10). */
+/** OpenAPI of a read that answers `If-None-Match` (contract §10). */
 export function ConditionalRead(): MethodDecorator {
   return applyDecorators(
     ApiHeader({

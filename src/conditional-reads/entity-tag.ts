@@ -1,15 +1,15 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
- * Everything a response body depends on (decisions §10). Two bodies that differ differ in at
+ * Everything a response body depends on (contract §10). Two bodies that differ differ in at
  * least one of these, so they never share a tag; the same inputs always give the same tag, on
  * every instance and after restarts (no per-process salt).
  */
 export interface EntityTagKey {
   /** The user whose data the body shows. */
   userId: number;
-  /** `own` for /v1/my/…; `public` for another user's view of it (decisions §18). */
+  /** `own` for /v1/my/…; `public` for another user's view of it (contract §18). */
   view: 'own' | 'public';
   /** The rate-limit row name of the endpoint: it names the body's shape. */
   endpoint: string;
@@ -37,7 +37,7 @@ export function entityTag(key: EntityTagKey): string {
     query,
     key.data,
   ]);
-  return `"${createHash('sha256').update(material).digest('base64url').slice(0, 27)}"`;
+  return `"${hash('sha256', material, 'base64url').slice(0, 27)}"`;
 }
 
 /** The opaque part of an entity tag, without `W/` and quotes: what weak comparison compares. */

@@ -1,13 +1,16 @@
-import { InvalidConfigError, loadConfig } from './app-config';
+import { existsSync } from 'node:fs';
+import { dirname, isAbsolute, join } from 'node:path';
+import { DEFAULT_SQLITE_PATH, InvalidConfigError, loadConfig } from './app-config';
 
 describe('loadConfig', () => {
-  it('applies the defaults of decisions §4, §5 and §9', () => {
+  it('applies the defaults of contract §4, §5 and §9', () => {
     const config = loadConfig({});
     expect(config).toEqual({
+      bodyCacheBytes: 32 * 1024 * 1024,
       port: 3000,
       host: null,
       http: { requestTimeoutSeconds: 30, maxConnections: 1000 },
-      database: { type: 'sqlite', path: './data/ratings.sqlite' },
+      database: { type: 'sqlite', path: DEFAULT_SQLITE_PATH },
       redisUrl: null,
       redisKeyPrefix: 'ratings:',
       trustProxy: false,
@@ -16,6 +19,8 @@ describe('loadConfig', () => {
       userAgent: { blocklist: [], denyThreshold: 10, denyWindowSeconds: 600, denySeconds: 900 },
       oauth: { accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 2_592_000 },
       oauthServer: true,
+      serviceName: 'Anime & manga ratings',
+      docsOAuthClientId: null,
       publicLists: false,
       externalJwt: null,
       logLevel: 'info',
@@ -29,6 +34,12 @@ describe('loadConfig', () => {
         timeoutSeconds: 10,
       },
     });
+  });
+
+  it('puts the default SQLite file in the package folder, whatever the working directory', () => {
+    expect(isAbsolute(DEFAULT_SQLITE_PATH)).toBe(true);
+    expect(existsSync(join(dirname(dirname(DEFAULT_SQLITE_PATH)), 'package.json'))).toBe(true);
+    expect(DEFAULT_SQLITE_PATH.endsWith(join('data', 'ratings.sqlite'))).toBe(true);
   });
 
   it('reads every variable', () => {
@@ -56,6 +67,8 @@ describe('loadConfig', () => {
       DATABASE_TIMEOUT_MS: '1500',
       METRICS_TOKEN: ' scrape-secret ',
       PURGE_INTERVAL_SECONDS: '60',
+      SERVICE_NAME: ' Otaku Club Ratings ',
+      DOCS_OAUTH_CLIENT_ID: 'xoTCnhc5wcZegbUzFEDCJw',
     });
     expect(config.port).toBe(8080);
     expect(config.database).toEqual({ type: 'mysql', url: 'mysql://app:secret@db:3306/ratings' });
@@ -83,6 +96,14 @@ describe('loadConfig', () => {
     expect(config.databaseTimeoutMs).toBe(1500);
     expect(config.metricsToken).toBe('scrape-secret');
     expect(config.purgeIntervalSeconds).toBe(60);
+    expect(config.serviceName).toBe('Otaku Club Ratings');
+    expect(config.docsOAuthClientId).toBe('xoTCnhc5wcZegbUzFEDCJw');
+  });
+
+  it('SERVICE_NAME: one line of at most 100 characters', () => {
+    expect(() => loadConfig({ SERVICE_NAME: 'x'.repeat(101) })).toThrow(/SERVICE_NAME must be/);
+    expect(() => loadConfig({ SERVICE_NAME: 'Two\nlines' })).toThrow(/SERVICE_NAME must be/);
+    expect(loadConfig({ SERVICE_NAME: '  ' }).serviceName).toBe('Anime & manga ratings');
   });
 
   it('refuses a database timeout below 100 ms and a purge interval of 0', () => {

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { join, resolve } from 'node:path';
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 
@@ -9,7 +10,7 @@ export interface RateWindow {
   windowSeconds: number;
 }
 
-/** The whole environment of decisions §9, parsed and validated once. */
+/** The whole environment of contract §9, parsed and validated once. */
 export interface AppConfig {
   port: number;
   /** HOST: the listening address; null = every interface (`::`, or `0.0.0.0` without IPv6). */
@@ -24,7 +25,7 @@ export interface AppConfig {
   redisUrl: string | null;
   /** Prefix of every Redis key, so that deployments (or test runs) can share one Redis. */
   redisKeyPrefix: string;
-  /** CORS_ORIGINS: browser origins allowed to call the API and the OAuth endpoints (decisions §17). */
+  /** CORS_ORIGINS: browser origins allowed to call the API and the OAuth endpoints (contract §17). */
   corsOrigins: string[];
   /** As Fastify/Express "trust proxy": false, true, a hop count, or addresses, CIDRs and names like `loopback`. */
   trustProxy: boolean | number | string[];
@@ -39,23 +40,29 @@ export interface AppConfig {
   oauth: { accessTokenTtlSeconds: number; refreshTokenTtlSeconds: number };
   /** false: the built-in OAuth 2.0 authorization server is off (OAUTH_SERVER=false). */
   oauthServer: boolean;
-  /** true: other users may read a user's visible entries and public profile (decisions §18). */
+  /** SERVICE_NAME: how the sign-in and consent page names this service to its users. */
+  serviceName: string;
+  /** DOCS_OAUTH_CLIENT_ID: the client id Swagger UI's "Authorize" fills in; null: the reader types it. */
+  docsOAuthClientId: string | null;
+  /** true: other users may read a user's visible entries and public profile (contract §18). */
   publicLists: boolean;
-  /** JWT access tokens of the company's identity provider (decisions §19); null when not set. */
+  /** JWT access tokens of the company's identity provider (contract §19); null when not set. */
   externalJwt: ExternalJwtConfig | null;
   logLevel: LogLevel;
-  /** How long sync cursors and the deletions they report are kept (decisions §12). */
+  /** How long sync cursors and the deletions they report are kept (contract §12). */
   sync: { retentionSeconds: number };
-  /** Bound of each query and each wait for a connection (SQLite: its busy timeout), decisions §16. */
+  /** Bound of each query and each wait for a connection (SQLite: its busy timeout), contract §16. */
   databaseTimeoutMs: number;
+  /** Bound in bytes of the serialized bodies kept for versioned reads (BODY_CACHE_MB); 0: none. */
+  bodyCacheBytes: number;
   /** Bearer token GET /metrics needs; null: /metrics is open (keep it off the public network). */
   metricsToken: string | null;
-  /** Seconds between two runs of the purges of decisions §16. */
+  /** Seconds between two runs of the purges of contract §16. */
   purgeIntervalSeconds: number;
   webhooks: WebhooksConfig;
 }
 
-/** Outbound webhooks (decisions §15). */
+/** Outbound webhooks (contract §15). */
 export interface WebhooksConfig {
   /** The delay before each retry, in seconds: 1 + retrySeconds.length attempts in all. */
   retrySeconds: number[];
@@ -75,7 +82,12 @@ export interface ExternalJwtConfig {
   audience: string;
 }
 
-export const DEFAULT_SQLITE_PATH = './data/ratings.sqlite';
+/**
+ * `data/ratings.sqlite` in the package's folder (the one holding package.json: this file is in
+ * src/config or dist/config), not in the working directory: the server and the CLI find the same
+ * file wherever they are started from.
+ */
+export const DEFAULT_SQLITE_PATH = join(resolve(__dirname, '..', '..'), 'data', 'ratings.sqlite');
 export const DEFAULT_DATABASE_TIMEOUT_MS = 5000;
 
 export class InvalidConfigError extends Error {
@@ -140,11 +152,14 @@ export function loadConfig(env: Env = process.env): AppConfig {
       refreshTokenTtlSeconds: integer('REFRESH_TOKEN_TTL_SECONDS', 2_592_000, 60, 315_360_000),
     },
     oauthServer: parseBoolean('OAUTH_SERVER', env.OAUTH_SERVER, true, problems),
+    serviceName: parseServiceName(env.SERVICE_NAME, problems),
+    docsOAuthClientId: env.DOCS_OAUTH_CLIENT_ID?.trim() || null,
     publicLists: parseBoolean('PUBLIC_LISTS', env.PUBLIC_LISTS, false, problems),
     externalJwt: parseExternalJwt(env, problems),
     logLevel: parseLogLevel(env.LOG_LEVEL, problems),
     sync: { retentionSeconds: parseRetentionDays(env.SYNC_RETENTION_DAYS, problems) * 86_400 },
     databaseTimeoutMs: integer('DATABASE_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUT_MS, 100, 600_000),
+    bodyCacheBytes: integer('BODY_CACHE_MB', 32, 0, 4096) * 1024 * 1024,
     metricsToken: env.METRICS_TOKEN?.trim() || null,
     purgeIntervalSeconds: integer('PURGE_INTERVAL_SECONDS', 3600, 1, 31_536_000),
     webhooks: {
@@ -178,6 +193,21 @@ function parseHost(raw: string | undefined, problems: string[]): string | null {
     `HOST must be an IP address (such as 127.0.0.1 or ::) or a host name (got "${raw}")`,
   );
   return null;
+}
+
+export const DEFAULT_SERVICE_NAME = 'Anime & manga ratings';
+const MAX_SERVICE_NAME_LENGTH = 100;
+
+function parseServiceName(raw: string | undefined, problems: string[]): string {
+  const value = raw?.trim() ?? '';
+  if (value === '') return DEFAULT_SERVICE_NAME;
+  if (value.length > MAX_SERVICE_NAME_LENGTH || /\p{Cc}/u.test(value)) {
+    problems.push(
+      `SERVICE_NAME must be at most ${MAX_SERVICE_NAME_LENGTH} characters on one line (got "${raw}")`,
+    );
+    return DEFAULT_SERVICE_NAME;
+  }
+  return value;
 }
 
 const MAX_RETENTION_DAYS = 36_500;

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { patternOf } from '../http-server/allowed-methods';
 
-/** Request headers a browser app may send (decisions §17). */
+/** Request headers a browser app may send (contract §17). */
 export const CORS_ALLOWED_HEADERS = [
   'Authorization',
   'Content-Type',
@@ -34,7 +34,7 @@ const OAUTH_PATHS: Record<string, string[]> = {
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 /**
- * CORS for the origins of CORS_ORIGINS (decisions §17), written by hand rather than with
+ * CORS for the origins of CORS_ORIGINS (contract §17), written by hand rather than with
  * @fastify/cors: that plugin routes every OPTIONS request to a catch-all route of its own, which
  * would take OPTIONS away from the 405/Allow answer of allowed-methods.ts, and it cannot allow each
  * path only its own methods. Preflights are answered in an onRequest hook, before the pipeline

@@ -22,6 +22,9 @@ export abstract class CounterStore {
   /** Milliseconds until the flag lowers; 0 when it is down. */
   abstract flagRemainingMs(key: string): Promise<number>;
 
+  /** Forgets the window or flag `key`, as if it had never been hit or raised. */
+  abstract forget(key: string): Promise<void>;
+
   /** Whether the backing store answers; `null` when there is none to ask (memory). */
   abstract isReachable(): Promise<boolean | null>;
 }

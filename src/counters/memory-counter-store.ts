@@ -47,6 +47,11 @@ export class MemoryCounterStore extends CounterStore implements OnModuleDestroy 
     return Promise.resolve(slot ? slot.expiresAt - now : 0);
   }
 
+  forget(key: string): Promise<void> {
+    this.slots.delete(key);
+    return Promise.resolve();
+  }
+
   isReachable(): Promise<null> {
     return Promise.resolve(null);
   }

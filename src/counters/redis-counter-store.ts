@@ -99,6 +99,14 @@ export class RedisCounterStore extends CounterStore implements OnModuleInit, OnM
     }
   }
 
+  async forget(key: string): Promise<void> {
+    try {
+      await this.redis.del(key);
+    } catch (error) {
+      this.warn(error);
+    }
+  }
+
   async isReachable(): Promise<boolean> {
     try {
       return (await this.redis.ping()) === 'PONG';

@@ -7,7 +7,7 @@ import { DatabaseAvailability } from './database-availability.service';
 import { runMigrationsUnderLock } from './migration-lock';
 import { buildTypeOrmOptions, EntityList } from './typeorm-options';
 
-/** Connects and applies pending migrations at start-up (decisions §9, §16). */
+/** Connects and applies pending migrations at start-up (contract §9, §16). */
 @Module({})
 export class DatabaseModule {
   /** The server retries a database that is still starting; the CLI fails at once. */

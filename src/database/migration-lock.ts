@@ -4,7 +4,7 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 const LOCK_WAIT_SECONDS = 600;
 
 /**
- * Applies pending migrations once however many instances start together (decisions §16): on
+ * Applies pending migrations once however many instances start together (contract §16): on
  * MySQL/MariaDB under the named lock GET_LOCK, held by one connection for the whole run; SQLite
  * takes its own write lock. A connection of its own without the query timeout: a migration on a
  * large table may run much longer than DATABASE_TIMEOUT_MS.

@@ -13,6 +13,7 @@ import { ExternalIdentities1800000100000 } from './migrations/1800000100000-exte
 import { PurgeLeases1800000300000 } from './migrations/1800000300000-purge-leases';
 import { Webhooks1800000600000 } from './migrations/1800000600000-webhooks';
 import { PublicVersions1800000800000 } from './migrations/1800000800000-public-versions';
+import { AbuseRecords1800000900000 } from './migrations/1800000900000-abuse-records';
 
 export const MIGRATIONS = [
   InitialSchema1763830000000,
@@ -26,6 +27,7 @@ export const MIGRATIONS = [
   Sync1800000700000,
   CatalogVersions1800000700001,
   PublicVersions1800000800000,
+  AbuseRecords1800000900000,
 ];
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -43,7 +45,7 @@ class QuietLogger extends AdvancedConsoleLogger {
  * The one options builder behind the app, the CLI, the e2e tests and `ormconfig.ts`. The entities
  * come from the composition root (`src/entities.ts`): this folder knows no feature's tables.
  * Migrations are not run by TypeORM on connect: DatabaseModule runs them under a lock
- * (decisions §16).
+ * (contract §16).
  */
 export function buildTypeOrmOptions(
   database: DatabaseTarget,

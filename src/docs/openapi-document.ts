@@ -16,7 +16,7 @@ import { packageVersion } from './package-version';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] as const;
 
-/** The OpenAPI document served at /docs/openapi.json (decisions §17). */
+/** The OpenAPI document served at /docs/openapi.json (contract §17). */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(
     app,
@@ -41,7 +41,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         {
           type: 'oauth2',
           description:
-            'How apps get the bearer token: authorization code with PKCE (S256). Each operation lists the scope it needs. The /oauth endpoints are outside the /v1 pipeline.',
+            'How apps get the bearer token: authorization code with PKCE (S256). Each operation lists the scope it needs. The /oauth endpoints are outside the /v1 pipeline. On the Swagger UI page at /docs, "Authorize" runs this flow with the public client the operator registered for the page (redirect URI /docs/oauth2-redirect.html).',
           flows: {
             authorizationCode: {
               authorizationUrl: '/oauth/authorize',
@@ -212,7 +212,7 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
   503: 'The database does not answer (DATABASE_TIMEOUT_MS), or the server is shutting down',
 };
 
-/** Statuses any /v1 operation can answer, whatever the route declares (decisions §2, §3, §16). */
+/** Statuses any /v1 operation can answer, whatever the route declares (contract §2, §3, §16). */
 function addApiStatuses(operation: OperationObject, method: string): void {
   const add = (status: number) => {
     operation.responses[status] = operation.responses[status] ?? {

@@ -10,7 +10,7 @@ interface ServiceIndex {
   health: string;
 }
 
-/** `GET /`: where the documentation is, for whoever tries the bare address first (decisions §17). */
+/** `GET /`: where the documentation is, for whoever tries the bare address first (contract §17). */
 @ApiTags('health')
 @Controller()
 export class RootController {

@@ -12,7 +12,7 @@ import { problemBody } from '../common/problem';
 import { CounterStore } from '../counters/counter-store';
 import { DatabaseAvailability } from '../database/database-availability.service';
 
-/** The readiness check gives up on the database after this long (decisions §16: at most 1.5 s). */
+/** The readiness check gives up on the database after this long (contract §16: at most 1.5 s). */
 export const READY_DATABASE_TIMEOUT_MS = 1500;
 
 type HealthBody = { status: 'ok' } | { status: 'degraded'; redis: 'down' };

@@ -16,7 +16,7 @@ export function patternOf(url: string): RegExp {
 
 /**
  * A known path under `prefix` asked with a method it does not have: 405 problem+json with `Allow`;
- * OPTIONS on it: 204 with `Allow` (decisions §16). Both before the pipeline, like unmatched
+ * OPTIONS on it: 204 with `Allow` (contract §16). Both before the pipeline, like unmatched
  * routes: the paths and their methods are those Fastify registers, collected as they are.
  * Must be called before the routes are registered (configureApp runs before init()).
  */
@@ -29,22 +29,28 @@ export function answerUnsupportedMethods(fastify: FastifyInstance, prefix = '/v1
     for (const method of [route.method].flat()) entry.methods.add(method.toUpperCase());
   });
 
-  fastify.addHook('onRequest', async (request, reply) => {
-    if (!request.is404) return;
-    const path = request.url.split('?')[0];
-    if (!path.startsWith(prefix)) return;
+  fastify.addHook('onRequest', (request, reply, done) => {
+    const path = request.is404 ? request.url.split('?')[0] : '';
+    if (!path.startsWith(prefix)) {
+      done();
+      return;
+    }
     const allowed = new Set<string>();
     for (const { pattern, methods } of routes.values()) {
       if (pattern.test(path)) for (const method of methods) allowed.add(method);
     }
-    if (allowed.size === 0) return;
+    if (allowed.size === 0) {
+      done();
+      return;
+    }
     const allow = [...METHOD_ORDER.filter((method) => allowed.has(method)), 'OPTIONS'].join(', ');
     void reply.header('allow', allow);
-    if (request.method === 'OPTIONS') return reply.status(204).send();
-    sendProblem(
-      reply,
-      problemBody(405, `${request.method} is not allowed on this path; use ${allow}`),
-    );
-    return reply;
+    if (request.method === 'OPTIONS') void reply.status(204).send();
+    else {
+      sendProblem(
+        reply,
+        problemBody(405, `${request.method} is not allowed on this path; use ${allow}`),
+      );
+    }
   });
 }

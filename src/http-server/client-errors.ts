@@ -38,7 +38,7 @@ export function clientErrorProblem(
 /**
  * Fastify's `clientErrorHandler`: errors of Node's HTTP parser (bad request line, headers over the
  * limit, duplicate Content-Length, bad chunking) and the request timeout never reach a route, so
- * their problem+json answer (decisions §3, §16) is written on the socket here, which is then closed.
+ * their problem+json answer (contract §3, §16) is written on the socket here, which is then closed.
  */
 export function clientErrorHandler(requestTimeoutSeconds: number) {
   return (error: Error & { code?: string }, socket: Socket): void => {

@@ -9,7 +9,7 @@ const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 
 /**
  * How often Node checks requests against their deadline. Its default (30 s) would let a request
- * outlive REQUEST_TIMEOUT_SECONDS by up to that much; decisions §16 wants the 408 within 2 s.
+ * outlive REQUEST_TIMEOUT_SECONDS by up to that much; contract §16 wants the 408 within 2 s.
  */
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 

@@ -13,7 +13,7 @@ function ipv6Available(): Promise<boolean> {
 
 /**
  * HOST, or, unset, every interface: `::`, which on a dual-stack system takes IPv4 as well
- * (decisions §16), and `0.0.0.0` where IPv6 is unavailable.
+ * (contract §16), and `0.0.0.0` where IPv6 is unavailable.
  */
 export async function listenAddress(config: AppConfig): Promise<string> {
   if (config.host !== null) return config.host;

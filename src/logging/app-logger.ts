@@ -7,11 +7,23 @@ import type { Logger as Pino } from 'pino';
  * per-request context binding (AsyncLocalStorage around every request) the access log does not
  * need: its line carries the request id itself.
  */
+/**
+ * Nest's start-up chatter (a line per module, controller and route): debug, so that at `info` the
+ * start-up is the one ready line of main.ts.
+ */
+const NEST_BOOT_CONTEXTS = new Set<unknown>([
+  'NestFactory',
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestApplication',
+]);
+
 export class AppLogger implements LoggerService {
   constructor(readonly pino: Pino) {}
 
   log(message: unknown, ...rest: unknown[]): void {
-    this.write('info', message, rest);
+    this.write(NEST_BOOT_CONTEXTS.has(rest[rest.length - 1]) ? 'debug' : 'info', message, rest);
   }
 
   error(message: unknown, ...rest: unknown[]): void {

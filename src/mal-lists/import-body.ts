@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { ProblemException, PROBLEMS } from '../common/problem';
 
-/** The largest import a request may carry, after decompression (decisions §13). */
+/** The largest import a request may carry, after decompression (contract §13). */
 export const MAX_IMPORT_BYTES = 8 * 1024 * 1024;
 
 /** How the body is encoded; anything but gzip and identity is refused before it is read. */
@@ -79,7 +79,7 @@ export const STREAMED_BODY = 'mal-lists:streamed-body';
 
 /**
  * XML bodies are handed to the import routes unread, so that the pipeline's checks run before
- * a byte of the file is read (decisions §13) and the route reads it against its own cap. Other
+ * a byte of the file is read (contract §13) and the route reads it against its own cap. Other
  * routes never read an XML body: they answer 415 at step 7, and Node discards the unread body.
  */
 export function registerXmlBodies(fastify: FastifyInstance): void {

@@ -2,11 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { createReadStream } from 'node:fs';
 import { open, writeFile } from 'node:fs/promises';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
-import { MEDIA_TYPES, MediaType } from '../common/media-type';
+import type { MediaType } from '../common/media-type';
 import { ProblemException } from '../common/problem';
 import { UsersService } from '../users/users.service';
 import { importBodyText } from './import-body';
+import { MAL_LIST_TYPES } from './mal-format';
 import { MalListsService } from './mal-lists.service';
+
+/** "anime or manga" */
+const MAL_TYPE_CHOICES = MAL_LIST_TYPES.map(({ mediaType }) => mediaType).join(' or ');
 
 class ListsCommandError extends Error {}
 
@@ -41,12 +45,13 @@ abstract class ListCommand extends CommandRunner {
     return value;
   }
 
-  @Option({ flags: '--media-type <type>', description: 'anime or manga', required: true })
+  @Option({ flags: '--media-type <type>', description: MAL_TYPE_CHOICES, required: true })
   parseMediaType(value: string): MediaType {
-    if (!(MEDIA_TYPES as readonly string[]).includes(value)) {
-      throw new ListsCommandError(`--media-type must be anime or manga, not "${value}"`);
+    const listType = MAL_LIST_TYPES.find(({ mediaType }) => mediaType === value);
+    if (!listType) {
+      throw new ListsCommandError(`--media-type must be ${MAL_TYPE_CHOICES}, not "${value}"`);
     }
-    return value as MediaType;
+    return listType.mediaType;
   }
 }
 

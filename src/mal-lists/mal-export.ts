@@ -1,18 +1,19 @@
 import type { MediaType } from '../common/media-type';
-import type { AnimeRatingView, MangaRatingView } from '../ratings/dto/rating-view.dto';
+import type { RatingView } from '../ratings/dto/rating-view.dto';
 import type { TitleCounts } from '../ratings/ratings.repository';
 import {
   CDATA_ELEMENTS,
   ExportedStatus,
-  MAL_FORMAT,
   malDesireOf,
+  malFormatOf,
+  MalListFormat,
   malPriorityOf,
   malStatusOf,
   NO_DATE,
 } from './mal-format';
 
 export interface ExportedEntry {
-  entry: AnimeRatingView | MangaRatingView;
+  entry: RatingView;
   counts: TitleCounts;
 }
 
@@ -41,67 +42,46 @@ function element(name: string, value: string | number): string {
   return `<${name}>${text}</${name}>`;
 }
 
-/** The values of one entry's elements (decisions §13), by element name. */
+/** The values of one entry's elements (contract §13), by element name. */
 function valuesOf(
-  mediaType: MediaType,
+  format: MalListFormat,
   { entry, counts }: ExportedEntry,
 ): Record<string, string | number> {
-  const status = malStatusOf(mediaType, entry.status as ExportedStatus);
-  const common = {
+  const fields = entry as unknown as Record<string, string | number | boolean>;
+  const values: Record<string, string | number> = {
     my_id: 0,
     my_start_date: entry.start_date ?? NO_DATE,
     my_finish_date: entry.end_date ?? NO_DATE,
     my_score: entry.public_rating,
     my_storage: '',
-    my_status: status,
+    my_status: malStatusOf(format, entry.status as ExportedStatus),
     my_comments: entry.notes,
     my_tags: '',
     my_priority: malPriorityOf(entry.priority),
     my_discuss: 0,
     my_sns: '',
     update_on_import: 1,
+    [format.idElement]: entry.external_id!,
+    [format.titleElement]: entry.title,
+    [format.times.element]: fields[format.times.field] as number,
+    [format.desire.element]: malDesireOf(fields[format.desire.field] as number),
+    [format.repeating.element]: format.repeating.written[fields[format.repeating.field] ? 0 : 1],
+    ...format.fixed,
   };
-  if (mediaType === 'anime') {
-    const anime = entry as AnimeRatingView;
-    return {
-      ...common,
-      series_animedb_id: anime.external_id!,
-      series_title: anime.title,
-      series_type: '',
-      series_episodes: counts.episodes ?? 0,
-      my_watched_episodes: anime.episodes_watched,
-      my_rated: '',
-      my_storage_value: 0,
-      my_times_watched: anime.times_rewatched,
-      my_rewatch_value: malDesireOf(anime.rewatch_desire),
-      my_rewatching: anime.is_rewatching ? 1 : 0,
-      my_rewatching_ep: 0,
-    };
+  for (const [element, count] of Object.entries(format.titleCounts)) {
+    values[element] = counts[count] ?? 0;
   }
-  const manga = entry as MangaRatingView;
-  return {
-    ...common,
-    manga_mangadb_id: manga.external_id!,
-    manga_title: manga.title,
-    manga_volumes: counts.volumes ?? 0,
-    manga_chapters: counts.chapters ?? 0,
-    my_read_volumes: manga.volumes_read,
-    my_read_chapters: manga.chapters_read,
-    my_scanalation_group: '',
-    my_retail_volumes: 0,
-    my_times_read: manga.times_reread,
-    my_reread_value: malDesireOf(manga.reread_desire),
-    my_rereading: manga.is_rereading ? 'YES' : 'NO',
-  };
+  for (const { element, field } of format.progress) values[element] = fields[field] as number;
+  return values;
 }
 
-/** The whole export document (decisions §13): `<myinfo>` with the totals, then every entry. */
+/** The whole export document (contract §13): `<myinfo>` with the totals, then every entry. */
 export function malExportXml(
   mediaType: MediaType,
   user: { id: number; name: string },
   entries: ExportedEntry[],
 ): string {
-  const format = MAL_FORMAT[mediaType];
+  const format = malFormatOf(mediaType);
   const count = (status: string) => entries.filter((e) => e.entry.status === status).length;
   const totals = format.totals;
   const parts = [
@@ -118,7 +98,7 @@ export function malExportXml(
     '</myinfo>\n',
   ];
   for (const exported of entries) {
-    const values = valuesOf(mediaType, exported);
+    const values = valuesOf(format, exported);
     parts.push(`\t<${format.entryElement}>`);
     for (const name of format.elements) parts.push(element(name, values[name]));
     parts.push(`</${format.entryElement}>\n`);

@@ -1,107 +1,71 @@
+import { assertNever } from '../common/assert-never';
 import type { MediaType } from '../common/media-type';
+import { DESCRIPTOR_LIST, MEDIA_TYPE_DESCRIPTORS } from '../ratings/media-types';
 import type { RatingStatus } from '../ratings/rating-entry.entity';
 
+/** A field of an entry and the element of a MyAnimeList export that carries it. */
+export interface MalField {
+  readonly element: string;
+  /** The entry's field, as the API names it. */
+  readonly field: string;
+}
+
 /**
- * The MyAnimeList XML export format as decisions §13 maps it: element names per list type and the
- * value tables, in both directions.
+ * The MyAnimeList XML export format of one list type, as contract §13 maps it (a media type's
+ * descriptor holds it): element names and the value tables, in both directions.
  */
-export const MAL_FORMAT = {
-  anime: {
-    exportType: 1,
-    entryElement: 'anime',
-    idElement: 'series_animedb_id',
-    fileName: 'animelist.xml',
-    /** Every element of an entry, in the order an export writes them. */
-    elements: [
-      'series_animedb_id',
-      'series_title',
-      'series_type',
-      'series_episodes',
-      'my_id',
-      'my_watched_episodes',
-      'my_start_date',
-      'my_finish_date',
-      'my_rated',
-      'my_score',
-      'my_storage',
-      'my_storage_value',
-      'my_status',
-      'my_comments',
-      'my_times_watched',
-      'my_rewatch_value',
-      'my_priority',
-      'my_tags',
-      'my_rewatching',
-      'my_rewatching_ep',
-      'my_discuss',
-      'my_sns',
-      'update_on_import',
-    ],
-    totals: {
-      all: 'user_total_anime',
-      ongoing: 'user_total_watching',
-      completed: 'user_total_completed',
-      on_hold: 'user_total_onhold',
-      dropped: 'user_total_dropped',
-      bookmark: 'user_total_plantowatch',
-    },
-  },
-  manga: {
-    exportType: 2,
-    entryElement: 'manga',
-    idElement: 'manga_mangadb_id',
-    fileName: 'mangalist.xml',
-    elements: [
-      'manga_mangadb_id',
-      'manga_title',
-      'manga_volumes',
-      'manga_chapters',
-      'my_id',
-      'my_read_volumes',
-      'my_read_chapters',
-      'my_start_date',
-      'my_finish_date',
-      'my_scanalation_group',
-      'my_score',
-      'my_storage',
-      'my_retail_volumes',
-      'my_status',
-      'my_comments',
-      'my_times_read',
-      'my_tags',
-      'my_priority',
-      'my_reread_value',
-      'my_rereading',
-      'my_discuss',
-      'my_sns',
-      'update_on_import',
-    ],
-    totals: {
-      all: 'user_total_manga',
-      ongoing: 'user_total_reading',
-      completed: 'user_total_completed',
-      on_hold: 'user_total_onhold',
-      dropped: 'user_total_dropped',
-      bookmark: 'user_total_plantoread',
-    },
-  },
-} as const satisfies Record<MediaType, unknown>;
+export interface MalListFormat {
+  /** `<user_export_type>`: which list the file holds. */
+  readonly exportType: number;
+  readonly entryElement: string;
+  readonly idElement: string;
+  readonly titleElement: string;
+  readonly fileName: string;
+  /** Every element of an entry, in the order an export writes them. */
+  readonly elements: readonly string[];
+  /** The `<myinfo>` elements of the number of entries, in all and per status. */
+  readonly totals: Readonly<Record<'all' | ExportedStatus, string>>;
+  /** The names of the statuses whose name differs per list type. */
+  readonly statusNames: Readonly<Record<'ongoing' | 'bookmark', string>>;
+  /** The title's counts an export writes (0 when unknown): element -> title count. */
+  readonly titleCounts: Readonly<Record<string, 'episodes' | 'chapters' | 'volumes'>>;
+  /** The entry's counts, in the order an import checks them. */
+  readonly progress: readonly MalField[];
+  readonly times: MalField;
+  /** A flag, written as `written[0]` (true) or `written[1]` (false); read as 1/0/YES/NO. */
+  readonly repeating: MalField & { readonly written: readonly [string | number, string | number] };
+  readonly desire: MalField;
+  /** Elements an export writes with a fixed value: what this service does not keep. */
+  readonly fixed: Readonly<Record<string, string | number>>;
+  /** Elements besides the title, comments and tags whose text an export writes as CDATA. */
+  readonly cdata: readonly string[];
+}
+
+/** The media types MyAnimeList keeps lists of, with their export formats (from the descriptors). */
+export const MAL_LIST_TYPES: readonly { mediaType: MediaType; format: MalListFormat }[] =
+  DESCRIPTOR_LIST.flatMap((descriptor) =>
+    descriptor.mal ? [{ mediaType: descriptor.name, format: descriptor.mal }] : [],
+  );
+
+export function malFormatOf(mediaType: MediaType): MalListFormat {
+  const format = MEDIA_TYPE_DESCRIPTORS[mediaType].mal;
+  if (!format) throw new Error(`MyAnimeList has no ${mediaType} lists`);
+  return format;
+}
 
 /** Elements whose text an export writes as CDATA. */
 export const CDATA_ELEMENTS: ReadonlySet<string> = new Set([
-  'series_title',
-  'manga_title',
   'my_comments',
   'my_tags',
-  'my_scanalation_group',
+  ...MAL_LIST_TYPES.flatMap(({ format }) => [format.titleElement, ...format.cdata]),
 ]);
 
 export type ExportedStatus = Exclude<RatingStatus, 'not_interested'>;
 
-export function malStatusOf(mediaType: MediaType, status: ExportedStatus): string {
+export function malStatusOf(format: MalListFormat, status: ExportedStatus): string {
   switch (status) {
     case 'ongoing':
-      return mediaType === 'anime' ? 'Watching' : 'Reading';
+      return format.statusNames.ongoing;
     case 'completed':
       return 'Completed';
     case 'on_hold':
@@ -109,11 +73,9 @@ export function malStatusOf(mediaType: MediaType, status: ExportedStatus): strin
     case 'dropped':
       return 'Dropped';
     case 'bookmark':
-      return mediaType === 'anime' ? 'Plan to Watch' : 'Plan to Read';
-    default: {
-      const unknown: never = status;
-      throw new Error(`unmapped status ${String(unknown)}`);
-    }
+      return format.statusNames.bookmark;
+    default:
+      return assertNever(status, 'status');
   }
 }
 

@@ -2,7 +2,7 @@ import type { MediaType } from '../common/media-type';
 import { isCalendarDate } from '../ratings/dto/validation-decorators';
 import { MAX_NOTES_LENGTH } from '../ratings/dto/put-rating.dto';
 import type { RatingStatus } from '../ratings/rating-entry.entity';
-import { desireOfMal, NO_DATE, priorityOfMal, statusOfMal } from './mal-format';
+import { desireOfMal, malFormatOf, NO_DATE, priorityOfMal, statusOfMal } from './mal-format';
 import type { MalElement } from './mal-xml-reader';
 
 /** An element the table cannot map: skipped as `invalid` with this detail. */
@@ -10,7 +10,7 @@ export class InvalidElementError extends Error {}
 
 const MAX_TIMES = 1000;
 
-/** What one element sets, as PUT body fields (decisions §13's table); missing elements are absent. */
+/** What one element sets, as PUT body fields (contract §13's table); missing elements are absent. */
 export interface ImportedFields {
   status?: RatingStatus;
   public_rating?: number;
@@ -18,15 +18,8 @@ export interface ImportedFields {
   end_date?: string | null;
   notes?: string;
   priority?: number;
-  episodes_watched?: number;
-  chapters_read?: number;
-  volumes_read?: number;
-  times_rewatched?: number;
-  times_reread?: number;
-  is_rewatching?: boolean;
-  is_rereading?: boolean;
-  rewatch_desire?: number;
-  reread_desire?: number;
+  /** The media type's own fields (MalListFormat): counts, repeats, the desire. */
+  [ownField: string]: string | number | boolean | null | undefined;
 }
 
 /** The element's values mapped to entry fields; throws InvalidElementError naming the first bad one. */
@@ -100,28 +93,22 @@ export function importedFields(mediaType: MediaType, element: MalElement): Impor
     fields.notes = notes;
   }
 
-  // Counts above any bound are refused by the rules of decisions §6, with the title's counts.
-  if (mediaType === 'anime') {
-    setIfGiven(fields, 'episodes_watched', integer('my_watched_episodes', 999_999_999));
-    const times = integer('my_times_watched', 999_999_999);
-    if (times !== undefined) fields.times_rewatched = Math.min(times, MAX_TIMES);
-    setIfGiven(fields, 'is_rewatching', flag('my_rewatching'));
-    setIfGiven(fields, 'rewatch_desire', desire('my_rewatch_value'));
-  } else {
-    setIfGiven(fields, 'chapters_read', integer('my_read_chapters', 999_999_999));
-    setIfGiven(fields, 'volumes_read', integer('my_read_volumes', 999_999_999));
-    const times = integer('my_times_read', 999_999_999);
-    if (times !== undefined) fields.times_reread = Math.min(times, MAX_TIMES);
-    setIfGiven(fields, 'is_rereading', flag('my_rereading'));
-    setIfGiven(fields, 'reread_desire', desire('my_reread_value'));
+  // Counts above any bound are refused by the rules of contract §6, with the title's counts.
+  const format = malFormatOf(mediaType);
+  for (const { element, field } of format.progress) {
+    setIfGiven(fields, field, integer(element, 999_999_999));
   }
+  const times = integer(format.times.element, 999_999_999);
+  if (times !== undefined) fields[format.times.field] = Math.min(times, MAX_TIMES);
+  setIfGiven(fields, format.repeating.field, flag(format.repeating.element));
+  setIfGiven(fields, format.desire.field, desire(format.desire.element));
   return fields;
 }
 
-function setIfGiven<K extends keyof ImportedFields>(
+function setIfGiven(
   fields: ImportedFields,
-  key: K,
-  value: ImportedFields[K] | undefined,
+  key: string,
+  value: number | boolean | undefined,
 ): void {
   if (value !== undefined) fields[key] = value;
 }

@@ -19,13 +19,14 @@ import type { Readable } from 'node:stream';
 import { Authenticated, CurrentUser, Scopes } from '../auth/auth.decorators';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { SCOPES } from '../auth/scopes';
-import type { MediaType } from '../common/media-type';
+import { capitalized, type MediaType, unknownMediaType } from '../common/media-type';
 import { ProblemException, PROBLEMS } from '../common/problem';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
 import { importBodyText, importEncodingOf, STREAMED_BODY } from './import-body';
+import { MAL_LIST_TYPES, type MalListFormat } from './mal-format';
 import { ListImportSummary, MalListsService, SkippedElement } from './mal-lists.service';
 
-/** Rows of the rate limits (decisions §5): anime and manga share each. */
+/** Rows of the rate limits (contract §5): anime and manga share each. */
 export const LIST_ENDPOINTS = {
   export: 'lists.export',
   import: 'lists.import',
@@ -65,9 +66,9 @@ function isXml(contentType: string | undefined): boolean {
   return essence === 'application/xml' || essence === 'text/xml';
 }
 
-function listsControllerFor(mediaType: MediaType) {
-  const fileName = mediaType === 'anime' ? 'animelist.xml' : 'mangalist.xml';
-  const Media = mediaType === 'anime' ? 'Anime' : 'Manga';
+function listsControllerFor(mediaType: MediaType, format: MalListFormat) {
+  const fileName = format.fileName;
+  const Media = capitalized(mediaType);
 
   @ApiTags(`${mediaType} ratings`)
   @Controller(`v1/my/${mediaType}`)
@@ -89,7 +90,7 @@ function listsControllerFor(mediaType: MediaType) {
       content: {
         'application/xml': {
           schema: { type: 'string' },
-          example: `<?xml version="1.0" encoding="UTF-8" ?>\n<myanimelist>\n\t<myinfo>\n\t\t<user_id>1</user_id>\n\t\t<user_name>alice</user_name>\n\t\t<user_export_type>${mediaType === 'anime' ? 1 : 2}</user_export_type>\n\t\t…\n\t</myinfo>\n\t<${mediaType}>\n\t\t…\n\t</${mediaType}>\n</myanimelist>\n`,
+          example: `<?xml version="1.0" encoding="UTF-8" ?>\n<myanimelist>\n\t<myinfo>\n\t\t<user_id>1</user_id>\n\t\t<user_name>alice</user_name>\n\t\t<user_export_type>${format.exportType}</user_export_type>\n\t\t…\n\t</myinfo>\n\t<${mediaType}>\n\t\t…\n\t</${mediaType}>\n</myanimelist>\n`,
         },
       },
     })
@@ -117,7 +118,7 @@ function listsControllerFor(mediaType: MediaType) {
     @ApiConsumes('application/xml', 'text/xml')
     @ApiHeader({ name: 'Content-Encoding', required: false, enum: ['gzip', 'identity'] })
     @ApiBody({
-      description: `A MyAnimeList export (\`<myanimelist>\`, \`<myinfo>\` with user_export_type ${mediaType === 'anime' ? 1 : 2}, then \`<${mediaType}>\` elements)`,
+      description: `A MyAnimeList export (\`<myanimelist>\`, \`<myinfo>\` with user_export_type ${format.exportType}, then \`<${mediaType}>\` elements)`,
       schema: { type: 'string' },
     })
     @ApiOkResponse({ type: ListImportSummaryView })
@@ -159,8 +160,10 @@ function listsControllerFor(mediaType: MediaType) {
   return ListsController;
 }
 
-export const AnimeListsController = listsControllerFor('anime');
-export const MangaListsController = listsControllerFor('manga');
+/** The export and import routes of each media type MyAnimeList keeps lists of. */
+export const MAL_LISTS_CONTROLLERS = MAL_LIST_TYPES.map(({ mediaType, format }) =>
+  listsControllerFor(mediaType, format),
+);
 
 /** Any other `{mediaType}`: 404 after the token checks, uncounted, like the ratings routes. */
 @ApiExcludeController()
@@ -170,12 +173,12 @@ export class UnknownMediaTypeListsController {
   @Get('export')
   @RateLimited(LIST_ENDPOINTS.export, { counted: false })
   export(@Param('mediaType') mediaType: string): never {
-    throw ProblemException.notFound(`Unknown media type "${mediaType}": use anime or manga`);
+    throw unknownMediaType(mediaType);
   }
 
   @Post('import')
   @RateLimited(LIST_ENDPOINTS.import, { counted: false })
   import(@Param('mediaType') mediaType: string): never {
-    throw ProblemException.notFound(`Unknown media type "${mediaType}": use anime or manga`);
+    throw unknownMediaType(mediaType);
   }
 }

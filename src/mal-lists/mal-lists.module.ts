@@ -1,17 +1,13 @@
 import { Module } from '@nestjs/common';
 import { RatingsModule } from '../ratings/ratings.module';
 import { UsersModule } from '../users/users.module';
-import {
-  AnimeListsController,
-  MangaListsController,
-  UnknownMediaTypeListsController,
-} from './mal-lists.controller';
+import { MAL_LISTS_CONTROLLERS, UnknownMediaTypeListsController } from './mal-lists.controller';
 import { MalListsService } from './mal-lists.service';
 
-/** MyAnimeList XML export and import of a user's list (decisions §13). */
+/** MyAnimeList XML export and import of a user's list (contract §13). */
 @Module({
   imports: [RatingsModule, UsersModule],
-  controllers: [AnimeListsController, MangaListsController, UnknownMediaTypeListsController],
+  controllers: [...MAL_LISTS_CONTROLLERS, UnknownMediaTypeListsController],
   providers: [MalListsService],
   exports: [MalListsService],
 })

@@ -6,7 +6,7 @@ import { entryAfterPut } from '../ratings/rating-rules';
 import { entryFieldsOf } from '../ratings/ratings.repository';
 import { RatingsService, TitleWithEntryRow } from '../ratings/ratings.service';
 import { UsersService } from '../users/users.service';
-import { MAL_FORMAT } from './mal-format';
+import { malFormatOf } from './mal-format';
 import { malExportXml } from './mal-export';
 import { importedFields, InvalidElementError, updatesExisting } from './mal-import';
 import { MalElement, MalFileError, readMalFile } from './mal-xml-reader';
@@ -35,7 +35,7 @@ interface PlannedWrite {
 const MAX_ID = 2 ** 31 - 1;
 
 /**
- * MyAnimeList XML export and import of a user's list (decisions §13). Imports write through
+ * MyAnimeList XML export and import of a user's list (contract §13). Imports write through
  * RatingsService's one write path, so they count as PUTs for statistics, versions and sync.
  */
 @Injectable()
@@ -46,7 +46,7 @@ export class MalListsService {
   ) {}
 
   fileNameOf(mediaType: MediaType): string {
-    return MAL_FORMAT[mediaType].fileName;
+    return malFormatOf(mediaType).fileName;
   }
 
   async export(userId: number, mediaType: MediaType): Promise<string> {
@@ -111,7 +111,7 @@ export class MalListsService {
     elements: MalElement[],
     summary: ListImportSummary,
   ): Promise<PlannedWrite[]> {
-    const idElement = MAL_FORMAT[mediaType].idElement;
+    const idElement = malFormatOf(mediaType).idElement;
     const seen = new Set<number>();
     const named: { element: MalElement; externalId: number }[] = [];
     for (const element of elements) {
@@ -191,7 +191,7 @@ export class MalListsService {
 /**
  * The PUT body of one element, or null when it changes nothing (or leaves an existing entry
  * alone because its update_on_import is 0). Throws InvalidElementError or a 400 ProblemException
- * (the rules of decisions §6) for an element that cannot be applied.
+ * (the rules of contract §6) for an element that cannot be applied.
  */
 function planOne(
   mediaType: MediaType,

@@ -1,6 +1,6 @@
 import { SaxesParser } from 'saxes';
-import type { MediaType } from '../common/media-type';
-import { MAL_FORMAT } from './mal-format';
+import { article, MediaType } from '../common/media-type';
+import { MAL_LIST_TYPES, malFormatOf } from './mal-format';
 
 /** The file is not a MyAnimeList export this service reads: a 400 naming why. */
 export class MalFileError extends Error {}
@@ -16,15 +16,14 @@ export interface MalFile {
   elements: MalElement[];
 }
 
-const ENTRY_ELEMENTS = new Map<string, MediaType>([
-  [MAL_FORMAT.anime.entryElement, 'anime'],
-  [MAL_FORMAT.manga.entryElement, 'manga'],
-]);
+const ENTRY_ELEMENTS = new Map<string, MediaType>(
+  MAL_LIST_TYPES.map(({ mediaType, format }) => [format.entryElement, mediaType]),
+);
 
 /**
  * Reads a MyAnimeList export from text chunks as they arrive. saxes is a non-validating parser
  * without DTD support: it never expands an entity other than the five of XML or loads anything
- * external, so a document type declaration is refused here outright (decisions §13) and an
+ * external, so a document type declaration is refused here outright (contract §13) and an
  * undeclared entity reference is a well-formedness error. Either way, no input makes it grow.
  */
 export async function readMalFile(
@@ -66,7 +65,7 @@ export async function readMalFile(
         if (ENTRY_ELEMENTS.get(tag.name) !== exportType) {
           fail(
             parser.line,
-            `<${tag.name}> in a ${exportType} list (user_export_type ${MAL_FORMAT[exportType!].exportType})`,
+            `<${tag.name}> in ${article(exportType!)} ${exportType} list (user_export_type ${malFormatOf(exportType!).exportType})`,
           );
         }
         current = new Map();
@@ -94,7 +93,7 @@ export async function readMalFile(
         if (exportType !== expected) {
           fail(
             parser.line,
-            `the file is a ${exportType} list (user_export_type ${MAL_FORMAT[exportType].exportType}); this endpoint imports ${expected}`,
+            `the file is ${article(exportType)} ${exportType} list (user_export_type ${malFormatOf(exportType).exportType}); this endpoint imports ${expected}`,
           );
         }
       } else elements.push({ values: current });
@@ -116,12 +115,15 @@ function exportTypeOf(
   fail: (line: number, message: string) => never,
 ): MediaType {
   const value = myinfo.get('user_export_type')?.trim();
-  if (value === String(MAL_FORMAT.anime.exportType)) return 'anime';
-  if (value === String(MAL_FORMAT.manga.exportType)) return 'manga';
+  const listType = MAL_LIST_TYPES.find(({ format }) => value === String(format.exportType));
+  if (listType) return listType.mediaType;
+  const choices = MAL_LIST_TYPES.map(
+    ({ mediaType, format }) => `${format.exportType} (${mediaType})`,
+  );
   return fail(
     line,
     value === undefined
       ? '<myinfo> has no <user_export_type>'
-      : `user_export_type must be 1 (anime) or 2 (manga), not "${value}"`,
+      : `user_export_type must be ${choices.join(' or ')}, not "${value}"`,
   );
 }

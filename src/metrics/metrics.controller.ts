@@ -13,7 +13,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { ProblemException, PROBLEMS } from '../common/problem';
 import { MetricsService } from './metrics.service';
 
-/** Outside the API pipeline (decisions §16): no User-Agent rule, no rate limit. */
+/** Outside the API pipeline (contract §16): no User-Agent rule, no rate limit. */
 @ApiTags('operations')
 @Controller('metrics')
 export class MetricsController {

@@ -7,7 +7,7 @@ export const UNMATCHED_ROUTE = 'unmatched';
 export type WebhookDeliveryOutcome = 'delivered' | 'failed' | 'retrying';
 
 /**
- * The Prometheus series of decisions §16, on a registry of this application's own (not
+ * The Prometheus series of contract §16, on a registry of this application's own (not
  * prom-client's global one), so that several apps in one process (the e2e tests) never clash.
  */
 @Injectable()

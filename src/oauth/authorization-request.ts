@@ -1,4 +1,4 @@
-import { isScope, Scope } from '../auth/scopes';
+import { ALL_SCOPES, isScope, Scope } from '../auth/scopes';
 import type { OAuthClient } from './entities/oauth-client.entity';
 import type { OAuthErrorCode } from './oauth-error';
 import { isRegisteredRedirectUri } from './redirect-uri';
@@ -42,6 +42,9 @@ export const AUTHORIZATION_PARAMS = [
 type Params = Record<string, unknown>;
 
 const REPEATED = Symbol('repeated');
+
+/** "ratings.anime, ratings.manga and/or user.profile" */
+const ASK_FOR = `${ALL_SCOPES.slice(0, -1).join(', ')} and/or ${ALL_SCOPES[ALL_SCOPES.length - 1]}`;
 
 /** A parameter sent at most once (RFC 6749 §3.1); REPEATED when it came several times. */
 function param(params: Params, name: string): string | undefined | typeof REPEATED {
@@ -128,17 +131,11 @@ export async function parseAuthorizationRequest(
 
   const scope = param(params, 'scope') as string | undefined;
   if (scope === undefined || scope.trim() === '') {
-    return fail(
-      'invalid_scope',
-      'scope is missing: ask for ratings.anime, ratings.manga and/or user.profile',
-    );
+    return fail('invalid_scope', `scope is missing: ask for ${ASK_FOR}`);
   }
   const requested = scope.split(' ').filter((name) => name.length > 0);
   if (!requested.every(isScope)) {
-    return fail(
-      'invalid_scope',
-      'scope outside the allowed set: ask for ratings.anime, ratings.manga and/or user.profile',
-    );
+    return fail('invalid_scope', `scope outside the allowed set: ask for ${ASK_FOR}`);
   }
 
   return {

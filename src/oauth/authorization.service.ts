@@ -1,5 +1,7 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { OAuthError, ServerError } from '@node-oauth/oauth2-server';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
 import type { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import {
@@ -68,6 +70,7 @@ export class AuthorizationService {
     private readonly users: UsersService,
     private readonly throttle: LoginThrottleService,
     private readonly server: OAuthServerService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** GET: the consent page for a valid request. */
@@ -78,7 +81,11 @@ export class AuthorizationService {
     return {
       kind: 'page',
       status: 200,
-      html: renderConsentPage({ request: outcome.request, csrfToken }),
+      html: renderConsentPage({
+        request: outcome.request,
+        serviceName: this.config.serviceName,
+        csrfToken,
+      }),
       csrfToken,
     };
   }
@@ -111,7 +118,14 @@ export class AuthorizationService {
       ({
         kind: 'page',
         status,
-        html: renderConsentPage({ request, csrfToken, error, username, checked: granted }),
+        html: renderConsentPage({
+          request,
+          serviceName: this.config.serviceName,
+          csrfToken,
+          error,
+          username,
+          checked: granted,
+        }),
         headers,
       }) as const;
 

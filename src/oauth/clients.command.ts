@@ -1,5 +1,7 @@
 import { CommandGroup } from '../cli/command-group';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { toIsoSeconds } from '../common/timestamps';
+import { ClientRemoval } from './client-removal';
 import { ClientsService } from './clients.service';
 
 @SubCommand({
@@ -54,9 +56,72 @@ export class CreateClientCommand extends CommandRunner {
   }
 }
 
+@SubCommand({
+  name: 'list',
+  description:
+    'List the OAuth clients, one JSON line each: client_id, name, redirect_uris, token_endpoint_auth_method, created_at (no secret)',
+})
+export class ListClientsCommand extends CommandRunner {
+  constructor(private readonly clients: ClientsService) {
+    super();
+  }
+
+  async run(): Promise<void> {
+    for (const client of await this.clients.list()) {
+      const printed = {
+        client_id: client.clientId,
+        name: client.name,
+        redirect_uris: client.redirectUris,
+        token_endpoint_auth_method: client.secretHash === null ? 'none' : 'client_secret_basic',
+        created_at: toIsoSeconds(client.createdAt),
+      };
+      process.stdout.write(`${JSON.stringify(printed)}\n`);
+    }
+  }
+}
+
+@SubCommand({
+  name: 'delete',
+  arguments: '<client_id>',
+  description:
+    'Delete a client with its authorizations, codes, access and refresh tokens: refused from the next request on, on every instance',
+})
+export class DeleteClientCommand extends CommandRunner {
+  constructor(private readonly removal: ClientRemoval) {
+    super();
+  }
+
+  async run([clientId]: string[]): Promise<void> {
+    await this.removal.delete(clientId);
+    process.stdout.write(`${JSON.stringify({ deleted: clientId })}\n`);
+  }
+}
+
+@SubCommand({
+  name: 'rotate-secret',
+  arguments: '<client_id>',
+  description:
+    'Give a confidential client a new secret, printed once as one JSON line; the old one stops working, tokens already issued keep working',
+})
+export class RotateClientSecretCommand extends CommandRunner {
+  constructor(private readonly clients: ClientsService) {
+    super();
+  }
+
+  async run([clientId]: string[]): Promise<void> {
+    const secret = await this.clients.rotateSecret(clientId);
+    process.stdout.write(`${JSON.stringify({ client_id: clientId, client_secret: secret })}\n`);
+  }
+}
+
 @Command({
   name: 'clients',
   description: 'Manage OAuth client applications',
-  subCommands: [CreateClientCommand],
+  subCommands: [
+    CreateClientCommand,
+    ListClientsCommand,
+    DeleteClientCommand,
+    RotateClientSecretCommand,
+  ],
 })
 export class ClientsCommand extends CommandGroup {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import { hashToken } from '../auth/tokens.service';
 import { nowToTheSecond } from '../common/timestamps';
 import { OAuthClient } from './entities/oauth-client.entity';
@@ -48,6 +48,33 @@ export class ClientsService {
       }),
     );
     return { client, secret };
+  }
+
+  /** Every registered client, oldest first. */
+  list(): Promise<OAuthClient[]> {
+    return this.clients.find({ order: { id: 'ASC' } });
+  }
+
+  /** Deletes the client's row in the caller's transaction (`manager`): its grants go first. */
+  async delete(manager: EntityManager, id: number): Promise<void> {
+    await manager.delete(OAuthClient, { id });
+  }
+
+  /**
+   * Gives a confidential client a new secret and returns it (the only time it exists in clear);
+   * the old one stops working at once. Tokens already issued are not tied to a secret.
+   */
+  async rotateSecret(clientId: string): Promise<string> {
+    const client = await this.findByClientId(clientId);
+    if (!client) throw new ClientRegistrationError(`no client with client_id "${clientId}"`);
+    if (client.secretHash === null) {
+      throw new ClientRegistrationError(
+        `client "${clientId}" is a public client: it has no secret to rotate`,
+      );
+    }
+    const secret = randomBytes(32).toString('base64url');
+    await this.clients.update({ id: client.id }, { secretHash: hashToken(secret) });
+    return secret;
   }
 
   findByClientId(clientId: string): Promise<OAuthClient | null> {

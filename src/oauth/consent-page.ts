@@ -1,14 +1,21 @@
 import { Scope, SCOPES } from '../auth/scopes';
+import { MEDIA_TYPES } from '../common/media-type';
 import type { AuthorizationRequest } from './authorization-request';
 
-export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
-  [SCOPES.anime]: 'Read, add, change and delete your anime ratings',
-  [SCOPES.manga]: 'Read, add, change and delete your manga ratings',
+export const SCOPE_DESCRIPTIONS = {
+  ...Object.fromEntries(
+    MEDIA_TYPES.map((mediaType) => [
+      SCOPES[mediaType],
+      `Read, add, change and delete your ${mediaType} ratings`,
+    ]),
+  ),
   [SCOPES.profile]: 'Read your profile and list statistics',
-};
+} as Record<Scope, string>;
 
 export interface ConsentPage {
   request: AuthorizationRequest;
+  /** SERVICE_NAME: whose account the user signs in to. */
+  serviceName: string;
   csrfToken: string;
   /** Shown above the form after a failed attempt. */
   error?: string;
@@ -22,10 +29,14 @@ export function escapeHtml(text: string): string {
 }
 
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:28rem;margin:2rem auto;padding:0 1rem;color:#222}
-h1{font-size:1.3rem}fieldset{border:1px solid #ccc;border-radius:.4rem;margin:1rem 0}
+h1{font-size:1.3rem}.service{margin:0;color:#555;font-size:.95rem}
+fieldset{border:1px solid #ccc;border-radius:.4rem;margin:1rem 0}
 label{display:block;margin:.4rem 0}input[type=text],input[type=password]{width:100%;padding:.4rem;box-sizing:border-box}
 .error{background:#fde8e8;border:1px solid #e0a0a0;padding:.5rem;border-radius:.4rem}
-.buttons{display:flex;gap:.6rem}button{padding:.5rem 1rem}small{color:#555}`;
+.buttons{display:flex;gap:.6rem}button{padding:.5rem 1rem;border-radius:.4rem;font-size:1rem;cursor:pointer}
+.allow{background:#1d4ed8;border:1px solid #1d4ed8;color:#fff;font-weight:600}
+.deny{background:#fff;border:1px solid #888;color:#333}
+:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}small{color:#555}`;
 
 function layout(title: string, body: string): string {
   return `<!DOCTYPE html>
@@ -64,23 +75,32 @@ export function renderConsentPage(page: ConsentPage): string {
     )
     .join('\n');
   const name = escapeHtml(request.client.name);
+  const service = escapeHtml(page.serviceName);
   const returnTo = escapeHtml(originOf(request.redirectUri));
+  // No script may run on this page (CSP), so focus is placed by autofocus: on the error after a
+  // failed attempt, so that a screen reader or keyboard user lands on the reason, else on the
+  // first field.
+  const error = page.error
+    ? `<p class="error" id="error" role="alert" tabindex="-1" autofocus>${escapeHtml(page.error)}</p>`
+    : '';
+  const focusFirst = page.error ? '' : ' autofocus';
   return layout(
-    `Authorize ${request.client.name}`,
-    `<h1>Authorize <strong>${name}</strong></h1>
-<p><strong>${name}</strong> asks for access to your anime and manga ratings account.
+    `Authorize ${request.client.name} – ${page.serviceName}`,
+    `<p class="service">${service}</p>
+<h1>Authorize <strong>${name}</strong></h1>
+<p><strong>${name}</strong> asks for access to your <strong>${service}</strong> account.
 You will be sent back to <code>${returnTo}</code>.</p>
-${page.error ? `<p class="error" role="alert">${escapeHtml(page.error)}</p>` : ''}
+${error}
 <form method="post" action="/oauth/authorize">
 ${hiddenFields}
+<label>User name <input type="text" name="username" autocomplete="username" required maxlength="64" value="${escapeHtml(page.username ?? '')}"${focusFirst}></label>
+<label>Password <input type="password" name="password" autocomplete="current-password" required maxlength="1024"></label>
 <fieldset><legend>${name} will be able to</legend>
 ${scopeBoxes}
 </fieldset>
-<label>User name <input type="text" name="username" autocomplete="username" required maxlength="64" value="${escapeHtml(page.username ?? '')}"></label>
-<label>Password <input type="password" name="password" autocomplete="current-password" required maxlength="1024"></label>
 <div class="buttons">
-<button type="submit" name="decision" value="approve">Sign in and allow</button>
-<button type="submit" name="decision" value="deny" formnovalidate>Deny</button>
+<button type="submit" name="decision" value="approve" class="allow">Sign in and allow</button>
+<button type="submit" name="decision" value="deny" class="deny" formnovalidate>Deny</button>
 </div>
 </form>`,
   );

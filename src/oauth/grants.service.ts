@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, Repository } from 'typeorm';
+import { EntityManager, IsNull, Repository } from 'typeorm';
 import { hashToken, TokensService } from '../auth/tokens.service';
 import { nowToTheSecond } from '../common/timestamps';
 import { AuthorizationCode } from './entities/authorization-code.entity';
@@ -15,6 +15,29 @@ export interface NewAuthorizationCode {
   codeChallenge: string;
   codeChallengeMethod: string;
   expiresAt: Date;
+}
+
+/** A refresh token as `tokens list` shows it: never the token, which is not stored. */
+export interface StoredRefreshToken {
+  id: number;
+  clientId: string;
+  scopes: string;
+  issuedAt: Date;
+  expiresAt: Date;
+  /** Exchanged for its successor. */
+  rotatedAt: Date | null;
+  /** The token's or its grant's revocation. */
+  revokedAt: Date | null;
+}
+
+/** A client the user authorized on the consent page (one or more grants). */
+export interface AuthorizedClient {
+  clientId: string;
+  name: string;
+  firstAuthorizedAt: Date;
+  lastAuthorizedAt: Date;
+  /** At least one of its grants is not revoked. */
+  active: boolean;
 }
 
 /** With its grant, the grant's client and user loaded. */
@@ -61,6 +84,89 @@ export class GrantsService {
     await this.grants.update({ id: grantId, revokedAt: IsNull() }, { revokedAt: now });
     await this.refreshTokens.update({ grantId, revokedAt: IsNull() }, { revokedAt: now });
     await this.accessTokens.revokeGrant(grantId);
+  }
+
+  /**
+   * Revokes every live grant of the user, with its refresh tokens, access tokens and pending
+   * codes (a code of a revoked grant is refused at the token endpoint); returns how many grants.
+   */
+  async revokeUser(userId: number): Promise<number> {
+    const live = await this.grants.find({
+      select: { id: true },
+      where: { userId, revokedAt: IsNull() },
+    });
+    for (const { id } of live) await this.revoke(id);
+    return live.length;
+  }
+
+  /** The user's refresh tokens (expired and revoked ones until purged) with their client, oldest first. */
+  async refreshTokensOfUser(userId: number): Promise<StoredRefreshToken[]> {
+    const rows = await this.refreshTokens.find({
+      where: { grant: { userId } },
+      relations: { grant: { client: true } },
+      order: { id: 'ASC' },
+    });
+    return rows.map((row) => ({
+      id: row.id,
+      clientId: row.grant!.client!.clientId,
+      scopes: row.scopes,
+      issuedAt: row.createdAt,
+      expiresAt: row.expiresAt,
+      rotatedAt: row.rotatedAt,
+      revokedAt: row.revokedAt ?? row.grant!.revokedAt,
+    }));
+  }
+
+  /** The clients the user authorized, one per client, in order of the first authorization. */
+  async authorizedClients(userId: number): Promise<AuthorizedClient[]> {
+    const grants = await this.grants.find({
+      where: { userId },
+      relations: { client: true },
+      order: { id: 'ASC' },
+    });
+    const byClient = new Map<number, AuthorizedClient>();
+    for (const grant of grants) {
+      const known = byClient.get(grant.oauthClientId);
+      const live = grant.revokedAt === null;
+      if (known) {
+        known.lastAuthorizedAt = grant.createdAt;
+        known.active ||= live;
+      } else {
+        byClient.set(grant.oauthClientId, {
+          clientId: grant.client!.clientId,
+          name: grant.client!.name,
+          firstAuthorizedAt: grant.createdAt,
+          lastAuthorizedAt: grant.createdAt,
+          active: live,
+        });
+      }
+    }
+    return [...byClient.values()];
+  }
+
+  /**
+   * Deletes the user's grants with their codes and refresh tokens, in the caller's transaction
+   * (`manager`). Their access tokens are TokensService's to delete.
+   */
+  async deleteOfUser(manager: EntityManager, userId: number): Promise<void> {
+    for (const table of ['oauth_authorization_codes', 'oauth_refresh_tokens']) {
+      await manager.query(
+        `DELETE FROM ${table} WHERE grant_id IN (SELECT id FROM oauth_grants WHERE user_id = ?)`,
+        [userId],
+      );
+    }
+    await manager.delete(OAuthGrant, { userId });
+  }
+
+  /** deleteOfUser for the grants of a client (its `id`, not its `client_id`). */
+  async deleteOfClient(manager: EntityManager, oauthClientId: number): Promise<void> {
+    for (const table of ['oauth_authorization_codes', 'oauth_refresh_tokens']) {
+      await manager.query(
+        `DELETE FROM ${table} WHERE grant_id IN (SELECT id FROM oauth_grants WHERE oauth_client_id = ?)`,
+        [oauthClientId],
+      );
+    }
+    await manager.delete(OAuthGrant, { oauthClientId });
   }
 
   async isRevoked(grantId: number): Promise<boolean> {

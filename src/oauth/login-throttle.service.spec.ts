@@ -1,13 +1,25 @@
 import { MemoryCounterStore } from '../counters/memory-counter-store';
 import { ipGroup, LOGIN_THROTTLE, LoginThrottleService } from './login-throttle.service';
+import type { SignInResets } from './sign-in-resets';
+
+/** The resets table of one account, in memory: what `users reset-sign-in` records. */
+class RecordedResets {
+  readonly at = new Map<string, number>();
+
+  resetAt(account: string): Promise<number | null> {
+    return Promise.resolve(this.at.get(account) ?? null);
+  }
+}
 
 describe('LoginThrottleService', () => {
   let store: MemoryCounterStore;
   let throttle: LoginThrottleService;
+  let resets: RecordedResets;
 
   beforeEach(() => {
     store = new MemoryCounterStore();
-    throttle = new LoginThrottleService(store);
+    resets = new RecordedResets();
+    throttle = new LoginThrottleService(store, resets as unknown as SignInResets);
   });
 
   afterEach(() => store.onModuleDestroy());
@@ -20,6 +32,21 @@ describe('LoginThrottleService', () => {
     expect(locked).toBeGreaterThan(0);
     expect(locked).toBeLessThanOrEqual(LOGIN_THROTTLE.account.windowSeconds * 1000);
     expect(await throttle.attempt('bob', '10.0.1.1')).toBe(0);
+  });
+
+  it('forgets the attempts an account made before its reset, and only those', async () => {
+    for (let i = 0; i <= LOGIN_THROTTLE.account.attempts; i++) {
+      await throttle.attempt('dave', `10.0.3.${i}`);
+    }
+    expect(await throttle.attempt('Dave', '10.0.3.100')).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    resets.at.set('dave', Date.now());
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // A fresh window: the full number of attempts again, then locked.
+    for (let i = 0; i < LOGIN_THROTTLE.account.attempts; i++) {
+      expect(await throttle.attempt('dave', `10.0.4.${i}`)).toBe(0);
+    }
+    expect(await throttle.attempt('dave', '10.0.4.100')).toBeGreaterThan(0);
   });
 
   it('counts attempts made at the same time, before any of them is checked', async () => {

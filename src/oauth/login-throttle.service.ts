@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { isIPv6 } from 'node:net';
 import { CounterStore } from '../counters/counter-store';
+import { SignInResets } from './sign-in-resets';
 
 /** Sign-in attempts allowed per account name, and per client IP, in one window. */
 export const LOGIN_THROTTLE = {
@@ -14,11 +15,16 @@ export const LOGIN_THROTTLE = {
  * usually holds whole). Each attempt is counted before its password is checked, successful ones
  * too: concurrent guesses cannot all be checked before the first failure is recorded. Past the
  * limit an attempt is refused, even with the right password, until the fixed window of the
- * CounterStore ends. Shared by every instance when the CounterStore is Redis.
+ * CounterStore ends. Shared by every instance when the CounterStore is Redis. The operator's
+ * `users reset-sign-in` is recorded in the database (SignInResets), since the counter may live in
+ * another process's memory: attempts on an account counted before its reset no longer count.
  */
 @Injectable()
 export class LoginThrottleService {
-  constructor(private readonly counters: CounterStore) {}
+  constructor(
+    private readonly counters: CounterStore,
+    private readonly resets: SignInResets,
+  ) {}
 
   /**
    * Counts one sign-in attempt. Returns the milliseconds until sign-in is allowed again when the
@@ -26,8 +32,7 @@ export class LoginThrottleService {
    */
   async attempt(accountName: string, ip: string): Promise<number> {
     const [account, address] = await Promise.all([
-      // Names compare case-insensitively here, cut to the longest a name can be.
-      this.count('account', accountName.slice(0, 64).toLowerCase(), LOGIN_THROTTLE.account),
+      this.count('account', throttledAccount(accountName), LOGIN_THROTTLE.account),
       this.count('ip', ipGroup(ip), LOGIN_THROTTLE.ip),
     ]);
     return Math.max(account, address);
@@ -38,12 +43,24 @@ export class LoginThrottleService {
     subject: string,
     limit: { attempts: number; windowSeconds: number },
   ): Promise<number> {
-    const { count, resetMs } = await this.counters.hit(
-      `login-attempts:${kind}:${subject}`,
-      limit.windowSeconds * 1000,
-    );
+    const key = `login-attempts:${kind}:${subject}`;
+    const windowMs = limit.windowSeconds * 1000;
+    let { count, resetMs } = await this.counters.hit(key, windowMs);
+    // A window this attempt did not open may have been reset by the operator since it opened.
+    if (kind === 'account' && count > 1) {
+      const resetAt = await this.resets.resetAt(subject);
+      if (resetAt !== null && resetAt > Date.now() + resetMs - windowMs) {
+        await this.counters.forget(key);
+        ({ count, resetMs } = await this.counters.hit(key, windowMs));
+      }
+    }
     return count > limit.attempts ? Math.max(resetMs, 1000) : 0;
   }
+}
+
+/** What an account name counts under: compared case-insensitively, cut to the longest name. */
+export function throttledAccount(name: string): string {
+  return name.slice(0, 64).toLowerCase();
 }
 
 /**

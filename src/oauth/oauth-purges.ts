@@ -5,7 +5,7 @@ import { PurgeRegistry, purgeRowsBefore } from '../purges/purge-registry';
 import { AuthorizationCode } from './entities/authorization-code.entity';
 import { RefreshToken } from './entities/refresh-token.entity';
 
-/** Expired authorization codes and refresh tokens go (decisions §16). */
+/** Expired authorization codes and refresh tokens go (contract §16). */
 @Injectable()
 export class OAuthPurges implements OnModuleInit {
   constructor(

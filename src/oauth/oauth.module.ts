@@ -8,10 +8,11 @@ import { AuthorizeController } from './authorize.controller';
 import { AuthorizationCode } from './entities/authorization-code.entity';
 import { OAuthGrant } from './entities/oauth-grant.entity';
 import { RefreshToken } from './entities/refresh-token.entity';
-import { GrantsService } from './grants.service';
 import { LoginThrottleService } from './login-throttle.service';
 import { MetadataController } from './metadata.controller';
 import { OAuthClientsModule } from './oauth-clients.module';
+import { OAuthGrantsModule } from './oauth-grants.module';
+import { SignInResetsModule } from './sign-in-resets.module';
 import { OAuthModel } from './oauth.model';
 import { OAuthServerService } from './oauth-server.service';
 import { TokenController } from './token.controller';
@@ -26,12 +27,13 @@ import { TokenLifecycleService } from './token-lifecycle.service';
   imports: [
     TypeOrmModule.forFeature([OAuthGrant, AuthorizationCode, RefreshToken]),
     OAuthClientsModule,
+    OAuthGrantsModule,
+    SignInResetsModule,
     TokensModule,
     UsersModule,
   ],
   controllers: [AuthorizeController, TokenController, MetadataController],
   providers: [
-    GrantsService,
     OAuthModel,
     OAuthServerService,
     AuthorizationService,

@@ -68,11 +68,7 @@ export class TokenLifecycleService {
    * looked up first.
    */
   async revoke(client: OAuthClient, token: string, hint: TokenTypeHint | undefined): Promise<void> {
-    const order: TokenTypeHint[] =
-      hint === 'refresh_token'
-        ? ['refresh_token', 'access_token']
-        : ['access_token', 'refresh_token'];
-    for (const kind of order) {
+    for (const kind of lookupOrder(hint)) {
       if (kind === 'access_token') {
         const info = await this.accessTokens.describe(token);
         if (info) {
@@ -98,11 +94,7 @@ export class TokenLifecycleService {
     hint: TokenTypeHint | undefined,
     issuer: string,
   ): Promise<Introspection> {
-    const order: TokenTypeHint[] =
-      hint === 'refresh_token'
-        ? ['refresh_token', 'access_token']
-        : ['access_token', 'refresh_token'];
-    for (const kind of order) {
+    for (const kind of lookupOrder(hint)) {
       if (kind === 'access_token') {
         const info = await this.accessTokens.describe(token);
         if (info) {
@@ -144,4 +136,11 @@ export class TokenLifecycleService {
     }
     return { active: false };
   }
+}
+
+/** The hint only decides which kind of token is looked up first (RFC 7009 §2.1, RFC 7662 §2.1). */
+function lookupOrder(hint: TokenTypeHint | undefined): TokenTypeHint[] {
+  return hint === 'refresh_token'
+    ? ['refresh_token', 'access_token']
+    : ['access_token', 'refresh_token'];
 }

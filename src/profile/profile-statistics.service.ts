@@ -1,19 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import type { MediaType } from '../common/media-type';
-import { rawInteger } from '../database/raw-values';
-import type { ListTotals } from '../ratings/ratings.repository';
+import { byMediaType } from '../ratings/media-types';
 import { RatingsService } from '../ratings/ratings.service';
 import type { User } from '../users/user.entity';
-import type { AnimeStatistics, MangaStatistics, ProfileStatistics } from './profile.dto';
+import type { ProfileStatistics } from './profile.dto';
 
+/** The episode length assumed where the catalog does not know it (contract §8). */
 const DEFAULT_EPISODE_MINUTES = 24;
-const MINUTES_PER_CHAPTER = 8;
-const MINUTES_PER_VOLUME = 72;
 
 const CACHED_VIEWS = 10_000;
 
 /**
- * The profile statistics of decisions §8, in one aggregate query over the user's entries (the
+ * The profile statistics of contract §8 (each media type's descriptor has its formula), in one
+ * aggregate query over the user's entries (the
  * unique index on user, media type, title serves it). Every SQL result is an integer sum; the
  * average is divided and rounded here, so SQLite and MariaDB give the same number.
  *
@@ -36,7 +34,7 @@ export class ProfileStatisticsService {
   }
 
   /**
-   * The same statistics over the entries other users may see (decisions §18: the ratings module's
+   * The same statistics over the entries other users may see (contract §18: the ratings module's
    * public view decides which). `version` must move whenever that view of either list changes:
    * the user's creation time and the public versions of both lists.
    */
@@ -63,43 +61,8 @@ export class ProfileStatisticsService {
       visibleOnly,
       defaultEpisodeMinutes: DEFAULT_EPISODE_MINUTES,
     });
-    const totals = (mediaType: MediaType) => rows.find((row) => row.media_type === mediaType);
-    return { anime: animeStatistics(totals('anime')), manga: mangaStatistics(totals('manga')) };
+    return byMediaType((descriptor) =>
+      descriptor.statistics.of(rows.find((row) => row.media_type === descriptor.name)),
+    ) as ProfileStatistics;
   }
-}
-
-/** Mean rounded half up, in integers: floor((2·sum + n) / 2n). */
-export function roundedMean(sum: number, n: number): number {
-  return n === 0 ? 0 : Math.floor((2 * sum + n) / (2 * n));
-}
-
-function animeStatistics(row: ListTotals | undefined): AnimeStatistics {
-  return {
-    watching: rawInteger(row?.ongoing),
-    completed: rawInteger(row?.completed),
-    on_hold: rawInteger(row?.on_hold),
-    dropped: rawInteger(row?.dropped),
-    bookmark: rawInteger(row?.bookmark),
-    average: roundedMean(rawInteger(row?.score_sum), rawInteger(row?.scored)),
-    episodes: rawInteger(row?.episodes),
-    rewatched: rawInteger(row?.repeats),
-    media_minutes: rawInteger(row?.episode_minutes),
-  };
-}
-
-function mangaStatistics(row: ListTotals | undefined): MangaStatistics {
-  const chapters = rawInteger(row?.chapters);
-  const volumes = rawInteger(row?.volumes);
-  return {
-    reading: rawInteger(row?.ongoing),
-    completed: rawInteger(row?.completed),
-    on_hold: rawInteger(row?.on_hold),
-    dropped: rawInteger(row?.dropped),
-    bookmark: rawInteger(row?.bookmark),
-    average: roundedMean(rawInteger(row?.score_sum), rawInteger(row?.scored)),
-    chapters,
-    volumes,
-    reread: rawInteger(row?.repeats),
-    media_minutes: MINUTES_PER_CHAPTER * chapters + MINUTES_PER_VOLUME * volumes,
-  };
 }

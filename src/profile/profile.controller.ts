@@ -10,7 +10,7 @@ import {
   CONDITIONAL_READ_HEADERS,
   ConditionalRead,
 } from '../conditional-reads/conditional-read.decorator';
-import { sendVersioned } from '../conditional-reads/reply';
+import { VersionedReads } from '../conditional-reads/versioned-reads';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
 import type { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
@@ -25,6 +25,7 @@ export class ProfileController {
   constructor(
     private readonly users: UsersService,
     private readonly statistics: ProfileStatisticsService,
+    private readonly versionedReads: VersionedReads,
   ) {}
 
   @Get()
@@ -46,7 +47,7 @@ export class ProfileController {
       if (!user) throw ProblemException.notFound('The user of this token no longer exists');
       return [toIsoSeconds(user.createdAt), user.name, user.listVersion];
     };
-    await sendVersioned(
+    await this.versionedReads.send(
       request,
       reply,
       { userId: current.id, view: 'own', endpoint: PROFILE_ENDPOINT, mediaType: null, query: {} },

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import type { MediaType } from '../common/media-type';
 
 export class AnimeStatistics {
   @ApiProperty({ type: 'integer', description: 'Entries with status ongoing' }) watching: number;
@@ -37,7 +38,8 @@ export class MangaStatistics {
   media_minutes: number;
 }
 
-export class ProfileStatistics {
+/** One property per media type: a new type's statistics class is missing here until added. */
+export class ProfileStatistics implements Record<MediaType, object> {
   @ApiProperty() anime: AnimeStatistics;
   @ApiProperty() manga: MangaStatistics;
 }

@@ -1,13 +1,13 @@
+import { ConditionalReadsModule } from '../conditional-reads/conditional-reads.module';
 import { Module } from '@nestjs/common';
 import { RatingsModule } from '../ratings/ratings.module';
 import { UsersModule } from '../users/users.module';
-import { ProfileStatisticsService } from './profile-statistics.service';
+import { ProfileStatisticsModule } from './profile-statistics.module';
 import { ProfileController } from './profile.controller';
 
 @Module({
-  imports: [UsersModule, RatingsModule],
+  imports: [UsersModule, RatingsModule, ConditionalReadsModule, ProfileStatisticsModule],
   controllers: [ProfileController],
-  providers: [ProfileStatisticsService],
-  exports: [ProfileStatisticsService],
+  exports: [ProfileStatisticsModule],
 })
 export class ProfileModule {}

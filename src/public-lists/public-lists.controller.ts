@@ -8,20 +8,17 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Authenticated, Scopes } from '../auth/auth.decorators';
-import { SCOPES } from '../auth/scopes';
-import { capitalized, type MediaType } from '../common/media-type';
+import type { Scope } from '../auth/scopes';
+import { capitalized, type MediaType, unknownMediaType } from '../common/media-type';
 import { ConditionalRead } from '../conditional-reads/conditional-read.decorator';
-import { sendVersioned } from '../conditional-reads/reply';
+import { VersionedReads } from '../conditional-reads/versioned-reads';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
 import { ListOptionsDocs } from '../ratings/list-options.docs';
-import {
-  PublicAnimeRatingView,
-  PublicMangaRatingView,
-} from '../ratings/dto/public-rating-view.dto';
 import { nextPageQuery, parseListOptions } from '../ratings/list-options';
+import { DESCRIPTOR_LIST } from '../ratings/media-types';
 import { RatingsService } from '../ratings/ratings.service';
 import { UsersService } from '../users/users.service';
-import { PUBLIC_ENDPOINTS, unknownMediaType, unknownUser } from './public-lists.errors';
+import { PUBLIC_ENDPOINTS, unknownUser } from './public-lists.errors';
 
 export const NAME_PARAM = ApiParam({
   name: 'name',
@@ -31,19 +28,24 @@ export const NAME_PARAM = ApiParam({
 });
 
 /**
- * Another user's visible entries of one media type (decisions §18). Which entries and fields a
+ * Another user's visible entries of one media type (contract §18). Which entries and fields a
  * reader who is not the owner sees is the ratings module's public view (public-view.policy.ts);
  * this controller only finds the user and pages the list.
  */
-function publicListControllerFor<M extends MediaType>(mediaType: M, view: Type<unknown>) {
+function publicListControllerFor<M extends MediaType>(
+  mediaType: M,
+  scope: Scope,
+  view: Type<unknown>,
+) {
   const Media = capitalized(mediaType);
   @ApiTags('public lists')
   @Controller(`v1/users/:name/${mediaType}`)
-  @Scopes(SCOPES[mediaType])
+  @Scopes(scope)
   class PublicListController {
     constructor(
       readonly ratings: RatingsService,
       readonly users: UsersService,
+      readonly versionedReads: VersionedReads,
     ) {}
 
     @Get('ratings')
@@ -51,7 +53,7 @@ function publicListControllerFor<M extends MediaType>(mediaType: M, view: Type<u
     @ApiOperation({
       operationId: `listPublic${Media}Ratings`,
       summary: `Another user's visible ${mediaType} entries, ordered by title id`,
-      description: `Only when the operator set PUBLIC_LISTS=true (otherwise 404). The entries the user marked \`is_visible: true\`, each without \`personal_rating\`, \`notes\` and \`is_visible\`; private entries leave no trace. Any user's token with the \`${SCOPES[mediaType]}\` scope may read it. The options and paging work as on your own list (\`status\`, \`limit\`, \`after\`, \`Link: <…>; rel="next"\`), over visible entries only. The ETag moves only when this public body changes.`,
+      description: `Only when the operator set PUBLIC_LISTS=true (otherwise 404). The entries the user marked \`is_visible: true\`, each without \`personal_rating\`, \`notes\` and \`is_visible\`; private entries leave no trace. Any user's token with the \`${scope}\` scope may read it. The options and paging work as on your own list (\`status\`, \`limit\`, \`after\`, \`Link: <…>; rel="next"\`), over visible entries only. The ETag moves only when this public body changes.`,
     })
     @NAME_PARAM
     @ListOptionsDocs(view)
@@ -65,7 +67,7 @@ function publicListControllerFor<M extends MediaType>(mediaType: M, view: Type<u
       const options = parseListOptions(request.query as Record<string, unknown>);
       const owner = await this.users.findByExactName(name);
       if (!owner) throw unknownUser(name);
-      await sendVersioned(
+      await this.versionedReads.send(
         request,
         reply,
         {
@@ -101,11 +103,12 @@ function publicListControllerFor<M extends MediaType>(mediaType: M, view: Type<u
   return PublicListController;
 }
 
-export const PublicAnimeListController = publicListControllerFor('anime', PublicAnimeRatingView);
-export const PublicMangaListController = publicListControllerFor('manga', PublicMangaRatingView);
+export const PUBLIC_LIST_CONTROLLERS = DESCRIPTOR_LIST.map((descriptor) =>
+  publicListControllerFor(descriptor.name, descriptor.scope, descriptor.publicView),
+);
 
 /**
- * Any `{mediaType}` other than anime and manga: 404 after the token checks (step 4 of decisions
+ * Any `{mediaType}` other than anime and manga: 404 after the token checks (step 4 of contract
  * §2), uncounted, with the budget of the public list row.
  */
 @ApiExcludeController()

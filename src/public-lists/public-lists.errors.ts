@@ -1,6 +1,6 @@
 import { ProblemException } from '../common/problem';
 
-/** The rate-limit rows of the public reads: anime and manga lists share one (decisions §5). */
+/** The rate-limit rows of the public reads: anime and manga lists share one (contract §5). */
 export const PUBLIC_ENDPOINTS = {
   list: 'public.ratings',
   profile: 'public.profile',
@@ -8,8 +8,4 @@ export const PUBLIC_ENDPOINTS = {
 
 export function unknownUser(name: string): ProblemException {
   return ProblemException.notFound(`No user is named ${JSON.stringify(name)}`);
-}
-
-export function unknownMediaType(mediaType: string): ProblemException {
-  return ProblemException.notFound(`Unknown media type "${mediaType}": use anime or manga`);
 }

@@ -1,23 +1,22 @@
+import { ConditionalReadsModule } from '../conditional-reads/conditional-reads.module';
 import { Module } from '@nestjs/common';
 import { ProfileModule } from '../profile/profile.module';
 import { RatingsModule } from '../ratings/ratings.module';
 import { UsersModule } from '../users/users.module';
 import {
-  PublicAnimeListController,
+  PUBLIC_LIST_CONTROLLERS,
   PublicListUnknownMediaTypeController,
-  PublicMangaListController,
 } from './public-lists.controller';
 import { PublicProfileController } from './public-profile.controller';
 
 /**
- * Reads of another user's visible entries (decisions §18). AppModule imports it only with
+ * Reads of another user's visible entries (contract §18). AppModule imports it only with
  * PUBLIC_LISTS=true: without it, its paths are unknown paths (404).
  */
 @Module({
-  imports: [RatingsModule, UsersModule, ProfileModule],
+  imports: [RatingsModule, UsersModule, ProfileModule, ConditionalReadsModule],
   controllers: [
-    PublicAnimeListController,
-    PublicMangaListController,
+    ...PUBLIC_LIST_CONTROLLERS,
     PublicListUnknownMediaTypeController,
     PublicProfileController,
   ],

@@ -3,6 +3,7 @@ import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nest
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Scopes } from '../auth/auth.decorators';
 import { SCOPES } from '../auth/scopes';
+import { MEDIA_TYPES } from '../common/media-type';
 import {
   CONDITIONAL_READ_HEADERS,
   ConditionalRead,
@@ -16,7 +17,7 @@ import { UsersService } from '../users/users.service';
 import { NAME_PARAM } from './public-lists.controller';
 import { PUBLIC_ENDPOINTS, unknownUser } from './public-lists.errors';
 
-/** Another user's public profile (decisions §18): statistics over their visible entries only. */
+/** Another user's public profile (contract §18): statistics over their visible entries only. */
 @ApiTags('public lists')
 @Controller('v1/users/:name/profile')
 export class PublicProfileController {
@@ -49,7 +50,7 @@ export class PublicProfileController {
     const versions = await this.ratings.publicVersions(owner.id);
     const statistics = await this.statistics.forPublicView(
       owner.id,
-      `${owner.createdAt}:${versions.anime}:${versions.manga}`,
+      [owner.createdAt, ...MEDIA_TYPES.map((mediaType) => versions[mediaType])].join(':'),
     );
     // Tagged by the body itself: a write that changes the public list but none of these numbers
     // (a visible entry's dates, say) leaves the public profile's ETag as it was.

@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-/** Who runs the purges now: one instance at a time (decisions §16). */
+/** Who runs the purges now: one instance at a time (contract §16). */
 @Entity('purge_leases')
 export class PurgeLease {
   @PrimaryColumn({ type: 'varchar', length: 64 })

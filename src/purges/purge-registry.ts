@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ObjectLiteral, Repository } from 'typeorm';
 
-/** At most this many rows go in one statement (decisions §16). */
+/** At most this many rows go in one statement (contract §16). */
 export const PURGE_BATCH = 1000;
 
 /**

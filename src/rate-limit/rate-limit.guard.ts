@@ -7,7 +7,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { rateLimitedRoute } from './rate-limited.decorator';
 import { RateLimitService } from './rate-limit.service';
 
-/** Step 6 of decisions §2: counts the request in every window, 429 when one is exhausted. */
+/** Step 6 of contract §2: counts the request in every window, 429 when one is exhausted. */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
   constructor(

@@ -8,7 +8,7 @@ import { RateLimitGuard } from './rate-limit.guard';
 import { RATE_LIMIT_WINDOWS, RateLimitService } from './rate-limit.service';
 
 /**
- * The two named throttlers of decisions §5 (`user`, `ip`) and their storage are @nestjs/throttler
+ * The two named throttlers of contract §5 (`user`, `ip`) and their storage are @nestjs/throttler
  * configuration; RateLimitService applies them the way the contract counts (every window hit, one
  * header set), which the stock ThrottlerGuard does not.
  */

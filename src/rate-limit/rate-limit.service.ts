@@ -7,7 +7,7 @@ import {
 } from '@nestjs/throttler';
 import { CounterStore, WindowCount } from '../counters/counter-store';
 
-/** The two budgets of decisions §5: per user and per client address, each per endpoint row. */
+/** The two budgets of contract §5: per user and per client address, each per endpoint row. */
 export const RATE_LIMIT_WINDOWS = ['user', 'ip'] as const;
 export type RateLimitWindow = (typeof RATE_LIMIT_WINDOWS)[number];
 
@@ -33,7 +33,7 @@ interface WindowState {
 }
 
 /**
- * The rate limits of decisions §5: the named throttlers of @nestjs/throttler (rate-limit.module)
+ * The rate limits of contract §5: the named throttlers of @nestjs/throttler (rate-limit.module)
  * on fixed windows of the shared CounterStore (memory or Redis). It owns the counter keys: `hit`
  * counts a request that reached step 6 of §2, `peek` reads the client address's window for
  * responses refused before it, which are never counted.

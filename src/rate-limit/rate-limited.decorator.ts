@@ -9,13 +9,13 @@ export const RATE_LIMIT_KEY = 'rate-limit:endpoint';
 export interface RateLimitedRoute {
   /** The endpoint row whose budgets the route shares. */
   endpoint: string;
-  /** false: the route always refuses before step 6 of decisions §2, so it only shows the budget. */
+  /** false: the route always refuses before step 6 of contract §2, so it only shows the budget. */
   counted: boolean;
 }
 
 /**
- * Counts the route against the per-user and per-IP budgets of `endpoint`, one row of the spec's
- * endpoint table: routes that share a name (anime and manga) share a budget (decisions §5).
+ * Counts the route against the per-user and per-IP budgets of `endpoint`, one row of contract §2's
+ * endpoint table: routes that share a name (anime and manga) share a budget (contract §5).
  * RateLimitGuard counts; the `RateLimit-*` headers of responses refused earlier, the body parser's
  * 413 and 400 included, come from the route's Fastify config (see rate-limit-headers.hook.ts),
  * because Fastify reads the body before any guard runs.

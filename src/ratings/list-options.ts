@@ -1,7 +1,7 @@
 import { FieldError, ProblemException, PROBLEMS } from '../common/problem';
 import { RATING_STATUSES, RatingStatus } from './rating-entry.entity';
 
-/** The options of GET all (decisions §11); none given: the whole list. */
+/** The options of GET all (contract §11); none given: the whole list. */
 export interface ListOptions {
   /** Sorted, without repeats. */
   statuses: RatingStatus[] | null;
@@ -12,7 +12,7 @@ export interface ListOptions {
 const MAX_LIMIT = 1000;
 const MAX_ID = 2 ** 31 - 1;
 
-/** Every offending parameter named at once (decisions §3). */
+/** Every offending parameter named at once (contract §3). */
 export function parseListOptions(query: Record<string, unknown>): ListOptions {
   const errors: FieldError[] = [];
   const options: ListOptions = { statuses: null, limit: null, after: null };

@@ -1,34 +1,28 @@
 import type { MediaType } from '../common/media-type';
-import type { AnimeRatingView, MangaRatingView } from './dto/rating-view.dto';
+import type { RatingView } from './dto/rating-view.dto';
+import type { RatingViewOf } from './media-types';
 
 /**
- * What a reader who is not the owner may see of a user's list (decisions §18), decided here and
+ * What a reader who is not the owner may see of a user's list (contract §18), decided here and
  * nowhere else: every public read (the public list, the public profile's statistics) and the
  * write path's public version take their rule from this file.
  *
  * - Only entries with `is_visible` true exist for such a reader: no entry, count or sum of a
  *   private one.
- * - Of a visible entry, everything GET shows but `personal_rating` (the spec: "for personal use
- *   only"), `notes` and `is_visible`. Their columns (named as the fields) are not even read: a
+ * - Of a visible entry, everything GET shows but `personal_rating` (contract §6: "for the user
+ *   alone"), `notes` and `is_visible`. Their columns (named as the fields) are not even read: a
  *   public read selects NULL in their place.
  */
 export const PUBLIC_VIEW_HIDDEN_FIELDS = ['personal_rating', 'notes', 'is_visible'] as const;
 
 type HiddenField = (typeof PUBLIC_VIEW_HIDDEN_FIELDS)[number];
-type AnyRatingView = AnimeRatingView | MangaRatingView;
-
-export type PublicRatingViewOf<M extends MediaType> = Omit<
-  M extends 'anime' ? AnimeRatingView : MangaRatingView,
-  HiddenField
->;
+export type PublicRatingViewOf<M extends MediaType> = Omit<RatingViewOf<M>, HiddenField>;
 
 /** The SQL condition, on the entries table under the alias `e`, of the entries others may see. */
 export const PUBLIC_ENTRY_CONDITION = 'e.is_visible = 1';
 
 /** A visible entry as another user sees it. */
-export function publicEntryView<M extends MediaType>(
-  view: M extends 'anime' ? AnimeRatingView : MangaRatingView,
-): PublicRatingViewOf<M> {
+export function publicEntryView<V extends RatingView>(view: V): Omit<V, HiddenField> {
   // eslint-disable-next-line @typescript-eslint/no-unused-vars
   const { personal_rating, notes, is_visible, ...shown } = view;
   return shown;
@@ -39,10 +33,7 @@ export function publicEntryView<M extends MediaType>(
  * a visible entry created or deleted, a switch between visible and private, or a change of a
  * shown field of a visible entry. Private entries, and the hidden fields of visible ones, never do.
  */
-export function changesPublicView(
-  before: AnyRatingView | null,
-  after: AnyRatingView | null,
-): boolean {
+export function changesPublicView(before: RatingView | null, after: RatingView | null): boolean {
   const shownBefore = before?.is_visible ? publicEntryView(before) : null;
   const shownAfter = after?.is_visible ? publicEntryView(after) : null;
   if (shownBefore === null || shownAfter === null) return shownBefore !== shownAfter;

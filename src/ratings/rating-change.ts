@@ -1,5 +1,5 @@
 import type { MediaType } from '../common/media-type';
-import type { AnimeRatingView, MangaRatingView } from './dto/rating-view.dto';
+import type { RatingView } from './dto/rating-view.dto';
 
 export type RatingChangeKind = 'created' | 'updated' | 'deleted';
 
@@ -13,7 +13,7 @@ export interface RatingChange {
   /** The write's position in the user's history of this media type: strictly increasing. */
   revision: number;
   /** The entry as GET returns it after the write; null for a deletion. */
-  entry: AnimeRatingView | MangaRatingView | null;
+  entry: RatingView | null;
   /** The write's time, to the second. */
   at: Date;
 }

@@ -1,67 +1,47 @@
-import type { MediaType } from '../common/media-type';
-import type { RatingEntry } from './rating-entry.entity';
+import { article, type MediaType } from '../common/media-type';
 import type { PutRatingDto } from './dto/put-rating.dto';
+import type { EntryFields } from './entry-columns';
+import { entryFieldsOfType } from './entry-mapping';
+import { byMediaType, DESCRIPTOR_LIST, type MediaTypeDescriptor } from './media-types';
 
-export type EntryFields = Omit<
-  RatingEntry,
-  'id' | 'userId' | 'mediaType' | 'titleId' | 'createdAt' | 'updatedAt' | 'revision'
->;
+export type { EntryFields } from './entry-columns';
 
-const COMMON_FIELDS = {
-  status: 'status',
-  is_visible: 'isVisible',
-  public_rating: 'publicRating',
-  public_fraction: 'publicFraction',
-  personal_rating: 'personalRating',
-  start_date: 'startDate',
-  end_date: 'endDate',
-  notes: 'notes',
-  priority: 'priority',
-} as const satisfies Record<string, keyof EntryFields>;
-
-/** API field name -> entity property, per media type (rewatch and reread share columns). */
-export const API_FIELDS = {
-  anime: {
-    ...COMMON_FIELDS,
-    episodes_watched: 'episodesWatched',
-    is_rewatching: 'isRepeating',
-    times_rewatched: 'timesRepeated',
-    rewatch_desire: 'repeatDesire',
-  },
-  manga: {
-    ...COMMON_FIELDS,
-    chapters_read: 'chaptersRead',
-    volumes_read: 'volumesRead',
-    is_rereading: 'isRepeating',
-    times_reread: 'timesRepeated',
-    reread_desire: 'repeatDesire',
-  },
-} as const satisfies Record<MediaType, Record<string, keyof EntryFields>>;
-
-/** Defaults on create (decisions §6); `status` is always sent. */
-export const ENTRY_DEFAULTS: Omit<EntryFields, 'status'> = {
-  isVisible: true,
-  publicRating: 0,
-  publicFraction: 0,
-  personalRating: 0,
-  episodesWatched: 0,
-  chaptersRead: 0,
-  volumesRead: 0,
-  startDate: null,
-  endDate: null,
-  isRepeating: false,
-  timesRepeated: 0,
-  repeatDesire: 0,
-  notes: '',
-  priority: 0,
-};
+/** API field name -> entity property, per media type, from the descriptors and ENTRY_COLUMNS. */
+const API_FIELDS = byMediaType((descriptor) =>
+  entryFieldsOfType(descriptor).map(({ name, column }) => [name, column.property] as const),
+);
 
 /** The fields a PUT body sets; omitted ones are absent, so an update keeps them. */
 export function changesFrom(mediaType: MediaType, body: PutRatingDto): Partial<EntryFields> {
   const changes: Record<string, unknown> = {};
   const sent = body as unknown as Record<string, unknown>;
-  for (const [apiName, property] of Object.entries(API_FIELDS[mediaType])) {
+  for (const [apiName, property] of API_FIELDS[mediaType]) {
     if (sent[apiName] !== undefined) changes[property] = sent[apiName];
   }
   return changes;
+}
+
+/**
+ * Why a PUT body of the media type may not hold a field: "is a manga field; anime entries do not
+ * have it" for the fields of other media types (contract §6).
+ */
+export function otherMediaFieldExplainer(
+  descriptor: MediaTypeDescriptor,
+  all: readonly MediaTypeDescriptor[] = DESCRIPTOR_LIST,
+) {
+  const mediaType = descriptor.name;
+  const own = new Set(entryFieldsOfType(descriptor).map(({ name }) => name));
+  const others = new Map<string, MediaType[]>();
+  for (const other of all) {
+    if (other.name === mediaType) continue;
+    for (const { name } of entryFieldsOfType(other)) {
+      if (!own.has(name)) others.set(name, [...(others.get(name) ?? []), other.name]);
+    }
+  }
+  return (field: string): string | undefined => {
+    const owners = others.get(field);
+    if (!owners) return undefined;
+    const kinds = owners.join(' and ');
+    return `is ${article(owners[0])} ${kinds} field; ${mediaType} entries do not have it`;
+  };
 }

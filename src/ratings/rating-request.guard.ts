@@ -6,7 +6,7 @@ import { TITLE_REF, TitleRef } from './title-ref';
 const MAX_ID = 2 ** 31 - 1;
 
 /**
- * The checks of decisions §2 step 7 that precede the body, in their order: path id (400), query
+ * The checks of contract §2 step 7 that precede the body, in their order: path id (400), query
  * (400), Content-Type (415); on GET all, the query alone. A guard because it runs after the rate limits and before any pipe;
  * parameter pipes run concurrently and would not keep this order.
  */

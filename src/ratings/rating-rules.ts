@@ -1,7 +1,10 @@
 import type { MediaType } from '../common/media-type';
 import { FieldError, ProblemException } from '../common/problem';
 import type { PutRatingDto } from './dto/put-rating.dto';
-import { changesFrom, ENTRY_DEFAULTS, EntryFields } from './rating-fields';
+import { ENTRY_COLUMNS, entryDefaults, type EntryColumn } from './entry-columns';
+import { entryFieldsOfType } from './entry-mapping';
+import { byMediaType, type CountRule, type MediaTypeDescriptor } from './media-types';
+import { changesFrom, EntryFields } from './rating-fields';
 import { entryFieldsOf, TitleKey, TitleWithEntryRow } from './ratings.repository';
 
 /** The title of a read, or 404 when the catalog has none. */
@@ -21,7 +24,7 @@ export function foundTitle(
 }
 
 /**
- * The entry a PUT stores (decisions §6): the stored entry with the body's fields on top, or the
+ * The entry a PUT stores (contract §6): the stored entry with the body's fields on top, or the
  * defaults with them on create; checked against the cross-field rules and the title's counts.
  */
 export function entryAfterPut(
@@ -38,21 +41,57 @@ export function entryAfterPut(
   return entry;
 }
 
-/**
- * The bound of a count when the title's own count is unknown (decisions §6); when it is known,
- * the title's count is the bound, however large.
- */
-const UNKNOWN_COUNT_CAPS: Record<string, number> = {
-  episodes_watched: 100000,
-  chapters_read: 100000,
-  volumes_read: 10000,
-};
+const ENTRY_DEFAULTS = entryDefaults();
 
-/** The rules that need the whole entry and the title (decisions §6). */
+/** A count rule of a media type (contract §6) with the entry property the count is stored in. */
+export type CountCheck = CountRule & { property: keyof EntryFields };
+
+/** The descriptor's count rules, each with its entry property. */
+export function countChecksOf(
+  descriptor: MediaTypeDescriptor,
+  columns: readonly EntryColumn[] = ENTRY_COLUMNS,
+): CountCheck[] {
+  const fields = entryFieldsOfType(descriptor, columns);
+  return descriptor.counts.map((rule) => {
+    const field = fields.find(({ name }) => name === rule.field);
+    if (!field) throw new Error(`${descriptor.name}: the count ${rule.field} is not a field`);
+    return { ...rule, property: field.column.property };
+  });
+}
+
+const COUNT_CHECKS = byMediaType((descriptor) => countChecksOf(descriptor));
+
+/**
+ * The errors of an entry's counts: each is bounded by the title's count when known, however
+ * large, else by the rule's cap.
+ */
+export function countErrors(
+  checks: readonly CountCheck[],
+  entry: EntryFields,
+  title: Pick<TitleWithEntryRow, CountRule['titleCount']>,
+): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const { field, property, titleCount, what, unknownCap } of checks) {
+    const known = title[titleCount];
+    const max = known ?? unknownCap;
+    if ((entry[property] as number) > max) {
+      errors.push({
+        field,
+        message:
+          known === null
+            ? `must be at most ${max} (the title's ${what} is unknown)`
+            : `must be at most ${known}, the title's ${what}`,
+      });
+    }
+  }
+  return errors;
+}
+
+/** The rules that need the whole entry and the title (contract §6). */
 function checkEntryRules(
   mediaType: MediaType,
   entry: EntryFields,
-  title: Pick<TitleWithEntryRow, 'episodes' | 'chapters' | 'volumes'>,
+  title: Pick<TitleWithEntryRow, CountRule['titleCount']>,
 ): void {
   const errors: FieldError[] = [];
   if (entry.publicRating * 10 + entry.publicFraction > 100) {
@@ -68,23 +107,6 @@ function checkEntryRules(
       message: `must not be before start_date (${entry.startDate})`,
     });
   }
-  const within = (field: string, value: number, known: number | null, what: string) => {
-    const max = known ?? UNKNOWN_COUNT_CAPS[field];
-    if (value > max) {
-      errors.push({
-        field,
-        message:
-          known === null
-            ? `must be at most ${max} (the title's ${what} is unknown)`
-            : `must be at most ${known}, the title's ${what}`,
-      });
-    }
-  };
-  if (mediaType === 'anime') {
-    within('episodes_watched', entry.episodesWatched, title.episodes, 'episode count');
-  } else {
-    within('chapters_read', entry.chaptersRead, title.chapters, 'chapter count');
-    within('volumes_read', entry.volumesRead, title.volumes, 'volume count');
-  }
+  errors.push(...countErrors(COUNT_CHECKS[mediaType], entry, title));
   if (errors.length > 0) throw ProblemException.validation(errors);
 }

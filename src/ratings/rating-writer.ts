@@ -106,6 +106,14 @@ export class RatingWriter {
     });
   }
 
+  /**
+   * Runs `work` in this batch's transaction: writes of other modules (to their own tables, through
+   * their own services) that must commit or roll back with the entry writes, such as erasing a user.
+   */
+  alongside<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return work(this.manager);
+  }
+
   /** Moves the public version of every list whose public view a write of the batch changed. */
   async finish(): Promise<void> {
     for (const { userId, mediaType } of this.publicChanged.values()) {

@@ -1,15 +1,4 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  HttpCode,
-  Put,
-  Req,
-  Res,
-  Type,
-  UseGuards,
-} from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Put, Req, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   ApiBadRequestResponse,
@@ -25,7 +14,6 @@ import {
 } from '@nestjs/swagger';
 import { CurrentUser, Scopes } from '../auth/auth.decorators';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
-import { SCOPES } from '../auth/scopes';
 import { ApiValidationPipe } from '../common/api-validation.pipe';
 import { article, capitalized, type MediaType } from '../common/media-type';
 import { ProblemException } from '../common/problem';
@@ -33,17 +21,20 @@ import {
   CONDITIONAL_READ_HEADERS,
   ConditionalRead,
 } from '../conditional-reads/conditional-read.decorator';
-import { sendTaggedBody, sendVersioned } from '../conditional-reads/reply';
+import { sendTaggedBody } from '../conditional-reads/reply';
+import { VersionedReads } from '../conditional-reads/versioned-reads';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
 import { ListOptionsDocs } from './list-options.docs';
-import { PutAnimeRatingDto, PutMangaRatingDto, PutRatingDto } from './dto/put-rating.dto';
-import { AnimeRatingView, MangaRatingView, SuccessView } from './dto/rating-view.dto';
+import type { PutRatingDto } from './dto/put-rating.dto';
+import { SuccessView } from './dto/rating-view.dto';
 import { nextPageQuery, parseListOptions } from './list-options';
 import { RatingRequestGuard } from './rating-request.guard';
-import { RatingsService, RatingViewOf } from './ratings.service';
+import { DESCRIPTOR_LIST, type MediaTypeDescriptor } from './media-types';
+import { otherMediaFieldExplainer } from './rating-fields';
+import { RatingsService } from './ratings.service';
 import { CurrentTitleRef, TitleRef } from './title-ref';
 
-/** Names of the spec's endpoint rows: anime and manga routes of a row share a rate-limit budget. */
+/** Endpoint rows (contract §2): anime and manga routes of a row share a rate-limit budget. */
 export const RATING_ENDPOINTS = {
   getOne: 'ratings.get-one',
   getAll: 'ratings.get-all',
@@ -69,18 +60,21 @@ const EXTERNAL_ID_QUERY = ApiQuery({
  * its own body DTO and OpenAPI schemas; any other `{mediaType}` is answered by
  * UnknownMediaTypeController.
  */
-function ratingsControllerFor<M extends MediaType>(
-  mediaType: M,
-  putDto: Type<PutRatingDto>,
-  view: Type<RatingViewOf<M>>,
-  putExample: Record<string, unknown>,
-) {
+function ratingsControllerFor<M extends MediaType>(descriptor: MediaTypeDescriptor<M>) {
+  const { name: mediaType, putDto, view, putExample } = descriptor;
   const Media = capitalized(mediaType);
+  const bodyPipe = new ApiValidationPipe({
+    expectedType: putDto,
+    explainUnknownField: otherMediaFieldExplainer(descriptor),
+  });
   @ApiTags(`${mediaType} ratings`)
   @Controller(`v1/my/${mediaType}`)
-  @Scopes(SCOPES[mediaType])
+  @Scopes(descriptor.scope)
   class RatingsController {
-    constructor(readonly ratings: RatingsService) {}
+    constructor(
+      readonly ratings: RatingsService,
+      readonly versionedReads: VersionedReads,
+    ) {}
 
     @Get(':id/ratings')
     @RateLimited(RATING_ENDPOINTS.getOne)
@@ -144,7 +138,7 @@ function ratingsControllerFor<M extends MediaType>(
         if (!state) throw ProblemException.notFound('The user of this token no longer exists');
         return [state.userCreatedAt, state.revision, state.catalogVersion];
       };
-      await sendVersioned(
+      await this.versionedReads.send(
         request,
         reply,
         {
@@ -195,7 +189,7 @@ function ratingsControllerFor<M extends MediaType>(
     async put(
       @CurrentUser() user: AuthenticatedUser,
       @CurrentTitleRef() ref: TitleRef,
-      @Body(new ApiValidationPipe({ expectedType: putDto })) body: PutRatingDto,
+      @Body(bodyPipe) body: PutRatingDto,
     ): Promise<SuccessView> {
       await this.ratings.put(user.id, mediaType, ref, body);
       return { success: true };
@@ -223,32 +217,5 @@ function ratingsControllerFor<M extends MediaType>(
   return RatingsController;
 }
 
-export const AnimeRatingsController = ratingsControllerFor(
-  'anime',
-  PutAnimeRatingDto,
-  AnimeRatingView,
-  {
-    status: 'completed',
-    public_rating: 9,
-    public_fraction: 5,
-    personal_rating: 95,
-    episodes_watched: 64,
-    start_date: '2024-01-02',
-    end_date: '2024-03-30',
-    notes: 'Rewatch the Promised Day arc',
-  },
-);
-
-export const MangaRatingsController = ratingsControllerFor(
-  'manga',
-  PutMangaRatingDto,
-  MangaRatingView,
-  {
-    status: 'ongoing',
-    public_rating: 8,
-    chapters_read: 120,
-    volumes_read: 13,
-    is_rereading: false,
-    priority: 2,
-  },
-);
+/** The four rating endpoints of every media type. */
+export const RATINGS_CONTROLLERS = DESCRIPTOR_LIST.map(ratingsControllerFor);

@@ -3,23 +3,29 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { MediaType } from '../common/media-type';
-import { rawBoolean, rawIsoSeconds } from '../database/raw-values';
-import { selectArrays } from '../database/select-arrays';
+import { rawIsoSeconds } from '../database/raw-values';
+import { selectArrays, selectFirst } from '../database/select-arrays';
 import { isSqlite } from '../database/transactions';
-import type { AnimeRatingView, MangaRatingView } from './dto/rating-view.dto';
+import type { RatingView } from './dto/rating-view.dto';
+import { ENTRY_COLUMNS, type EntryFields } from './entry-columns';
+import {
+  columnValuesOf,
+  compileRowToView,
+  entryFieldsOfRow,
+  entryFieldsOfType,
+  type RowValues,
+} from './entry-mapping';
+import { entryStatements } from './entry-statements';
+import { byMediaType, type RatingViewOf } from './media-types';
 import { RatingEntry, type RatingStatus } from './rating-entry.entity';
-import type { EntryFields } from './rating-fields';
 import type { ListOptions } from './list-options';
 import {
   PUBLIC_ENTRY_CONDITION,
   PUBLIC_VIEW_HIDDEN_FIELDS,
-  publicEntryView,
   PublicRatingViewOf,
 } from './public-view.policy';
 
-export type RatingViewOf<M extends MediaType> = M extends 'anime'
-  ? AnimeRatingView
-  : MangaRatingView;
+export type { RatingViewOf } from './media-types';
 
 /** How a route names a title: by its id, or by its external_id. */
 export interface TitleKey {
@@ -27,57 +33,16 @@ export interface TitleKey {
   byExternalId: boolean;
 }
 
-/** An entry's columns, as the raw read queries return them. */
-interface EntryColumns {
-  status: RatingStatus;
-  is_visible: number | boolean;
-  public_rating: number;
-  public_fraction: number;
-  personal_rating: number;
-  episodes_watched: number;
-  chapters_read: number;
-  volumes_read: number;
-  start_date: string | null;
-  end_date: string | null;
-  is_repeating: number | boolean;
-  times_repeated: number;
-  repeat_desire: number;
-  notes: string;
-  priority: number;
-  created_at: Date | string;
-  updated_at: Date | string;
-}
-
-/** One entry with its title's id, external id and name: a row of GET all. */
-interface EntryRow extends EntryColumns {
+/** One entry with its title's id, external id and name, read by name (column -> value). */
+interface EntryRow {
   id: number;
   external_id: number | null;
   title: string;
+  status: RatingStatus;
+  created_at: Date | string;
+  updated_at: Date | string;
+  [column: string]: unknown;
 }
-
-/** The values of an EntryRow, in the column order of ALL_ENTRIES_SQL. */
-type EntryValues = [
-  EntryRow['id'],
-  EntryRow['external_id'],
-  EntryRow['title'],
-  EntryRow['status'],
-  EntryRow['is_visible'],
-  EntryRow['public_rating'],
-  EntryRow['public_fraction'],
-  EntryRow['personal_rating'],
-  EntryRow['episodes_watched'],
-  EntryRow['chapters_read'],
-  EntryRow['volumes_read'],
-  EntryRow['start_date'],
-  EntryRow['end_date'],
-  EntryRow['is_repeating'],
-  EntryRow['times_repeated'],
-  EntryRow['repeat_desire'],
-  EntryRow['notes'],
-  EntryRow['priority'],
-  EntryRow['created_at'],
-  EntryRow['updated_at'],
-];
 
 /** A title (a read of the catalog) with the user's entry for it, if any. */
 export type TitleWithEntryRow = EntryRow & {
@@ -87,98 +52,40 @@ export type TitleWithEntryRow = EntryRow & {
   volumes: number | null;
 };
 
-/** The written columns of an entry besides its keys and timestamps, in one order for all SQL. */
-const FIELD_COLUMNS: readonly (readonly [string, keyof EntryFields])[] = [
-  ['status', 'status'],
-  ['is_visible', 'isVisible'],
-  ['public_rating', 'publicRating'],
-  ['public_fraction', 'publicFraction'],
-  ['personal_rating', 'personalRating'],
-  ['episodes_watched', 'episodesWatched'],
-  ['chapters_read', 'chaptersRead'],
-  ['volumes_read', 'volumesRead'],
-  ['start_date', 'startDate'],
-  ['end_date', 'endDate'],
-  ['is_repeating', 'isRepeating'],
-  ['times_repeated', 'timesRepeated'],
-  ['repeat_desire', 'repeatDesire'],
-  ['notes', 'notes'],
-  ['priority', 'priority'],
-];
+const SQL = entryStatements();
 
-const ENTRY_COLUMNS = [...FIELD_COLUMNS.map(([column]) => column), 'created_at', 'updated_at']
-  .map((column) => `e.${column} AS ${column}`)
-  .join(', ');
-
-// Constant statements: the hot paths skip TypeORM's per-call query building (see BENCHMARKS.md).
-const ALL_ENTRIES_SQL = `SELECT t.id AS id, t.external_id AS external_id, t.title AS title, ${ENTRY_COLUMNS}
-  FROM rating_entries e INNER JOIN titles t ON t.media_type = e.media_type AND t.id = e.title_id
-  WHERE e.user_id = ? AND e.media_type = ? ORDER BY e.title_id`;
-
-/** ALL_ENTRIES_SQL as another user may read it: visible entries, hidden columns never read. */
-const PUBLIC_ENTRIES_SQL = ALL_ENTRIES_SQL.replace(
-  ENTRY_COLUMNS,
-  [...FIELD_COLUMNS.map(([column]) => column), 'created_at', 'updated_at']
-    .map((column) =>
-      (PUBLIC_VIEW_HIDDEN_FIELDS as readonly string[]).includes(column)
-        ? `NULL AS ${column}`
-        : `e.${column} AS ${column}`,
-    )
-    .join(', '),
-).replace('ORDER BY e.title_id', `AND ${PUBLIC_ENTRY_CONDITION} ORDER BY e.title_id`);
-
-// The first columns are those of ALL_ENTRIES_SQL, in the same order: toView reads both.
-const titleWithEntrySql = (titleKey: 'id' | 'external_id') => `SELECT t.id AS id,
-  t.external_id AS external_id, t.title AS title, ${ENTRY_COLUMNS}, e.id AS entry_id,
-  t.episodes AS episodes, t.chapters AS chapters, t.volumes AS volumes
-  FROM titles t LEFT JOIN rating_entries e
-    ON e.user_id = ? AND e.media_type = t.media_type AND e.title_id = t.id
-  WHERE t.media_type = ? AND t.${titleKey} = ?`;
-const TITLE_WITH_ENTRY_SQL = {
-  byId: titleWithEntrySql('id'),
-  byExternalId: titleWithEntrySql('external_id'),
+/**
+ * Per media type, the compiled row-to-view functions of the owner's and the public view: the
+ * descriptor's fields make the view classes' shape (the compiler cannot follow a compiled literal).
+ */
+const VIEWS = byMediaType((descriptor) => {
+  const fields = entryFieldsOfType(descriptor);
+  return {
+    own: compileRowToView<RatingView>(fields),
+    public: compileRowToView<RatingView>(fields, ENTRY_COLUMNS, PUBLIC_VIEW_HIDDEN_FIELDS),
+  };
+}) as unknown as {
+  [M in MediaType]: {
+    own: (values: RowValues) => RatingViewOf<M>;
+    public: (values: RowValues) => PublicRatingViewOf<M>;
+  };
 };
-
-const UPSERT_COLUMNS = [
-  'user_id',
-  'media_type',
-  'title_id',
-  ...FIELD_COLUMNS.map(([column]) => column),
-  'created_at',
-  'updated_at',
-  'revision',
-];
-const UPDATED_ON_CONFLICT = [...FIELD_COLUMNS.map(([column]) => column), 'revision'];
-
-/** One statement that creates the entry or updates it in place: concurrent writers never collide. */
-function upsertEntrySql(dialect: 'sqlite' | 'mysql', touch: boolean): string {
-  const updated = touch ? [...UPDATED_ON_CONFLICT, 'updated_at'] : UPDATED_ON_CONFLICT;
-  const insert = `INSERT INTO rating_entries (${UPSERT_COLUMNS.join(', ')})
-    VALUES (${UPSERT_COLUMNS.map(() => '?').join(', ')})`;
-  return dialect === 'sqlite'
-    ? `${insert} ON CONFLICT (user_id, media_type, title_id) DO UPDATE SET ${updated
-        .map((column) => `${column} = excluded.${column}`)
-        .join(', ')}`
-    : `${insert} ON DUPLICATE KEY UPDATE ${updated
-        .map((column) => `${column} = VALUES(${column})`)
-        .join(', ')}`;
-}
 
 const DIALECT_SQL = {
   sqlite: {
-    upsertEntry: { touch: upsertEntrySql('sqlite', true), keep: upsertEntrySql('sqlite', false) },
+    upsertEntry: SQL.upsertEntry.sqlite,
     nextRevision: `INSERT INTO rating_revisions (user_id, media_type, revision) VALUES (?, ?, 1)
       ON CONFLICT (user_id, media_type) DO UPDATE SET revision = revision + 1 RETURNING revision`,
   },
   mysql: {
-    upsertEntry: { touch: upsertEntrySql('mysql', true), keep: upsertEntrySql('mysql', false) },
+    upsertEntry: SQL.upsertEntry.mysql,
     // LAST_INSERT_ID(expr) hands the new value back in the statement's result: one round trip.
     nextRevision: `INSERT INTO rating_revisions (user_id, media_type, revision)
       VALUES (?, ?, LAST_INSERT_ID(1)) ON DUPLICATE KEY UPDATE revision = LAST_INSERT_ID(revision + 1)`,
   },
 };
-/** ALL_ENTRIES_SQL (or PUBLIC_ENTRIES_SQL) narrowed by GET all's options: a handful of statements. */
-function listSql(options: ListOptions, base = ALL_ENTRIES_SQL): string {
+/** SQL.allEntries (or publicEntries) narrowed by GET all's options: a handful of statements. */
+function listSql(options: ListOptions, base = SQL.allEntries): string {
   if (!options.statuses && options.limit === null) return base;
   const conditions = [
     options.statuses ? `AND e.status IN (${options.statuses.map(() => '?').join(', ')})` : '',
@@ -189,23 +96,6 @@ function listSql(options: ListOptions, base = ALL_ENTRIES_SQL): string {
     `${conditions} ORDER BY e.title_id${options.limit === null ? '' : ' LIMIT ?'}`,
   );
 }
-
-// Entries whose last write has a revision in a range, oldest write first (the changes feed). The
-// first columns are those of ALL_ENTRIES_SQL, in the same order: toView reads both.
-const WRITTEN_BETWEEN_SQL = `SELECT t.id AS id, t.external_id AS external_id, t.title AS title, ${ENTRY_COLUMNS},
-  e.revision AS revision
-  FROM rating_entries e INNER JOIN titles t ON t.media_type = e.media_type AND t.id = e.title_id
-  WHERE e.user_id = ? AND e.media_type = ? AND e.revision > ? AND e.revision <= ?
-  ORDER BY e.revision LIMIT ?`;
-
-// The entries an export writes (decisions §13): titles with an external_id, not_interested left
-// out; the first columns are those of ALL_ENTRIES_SQL, then the title's counts.
-const EXPORTED_ENTRIES_SQL = `SELECT t.id AS id, t.external_id AS external_id, t.title AS title, ${ENTRY_COLUMNS},
-  t.episodes AS episodes, t.chapters AS chapters, t.volumes AS volumes
-  FROM rating_entries e INNER JOIN titles t ON t.media_type = e.media_type AND t.id = e.title_id
-  WHERE e.user_id = ? AND e.media_type = ? AND t.external_id IS NOT NULL
-    AND e.status <> 'not_interested'
-  ORDER BY e.title_id`;
 
 /** The catalog's counts of a title, as an export writes them. */
 export interface TitleCounts {
@@ -281,12 +171,12 @@ export class RatingsRepository {
 
   /** Every entry of the media type with its title, by title id, as views. */
   async allEntries<M extends MediaType>(userId: number, mediaType: M): Promise<RatingViewOf<M>[]> {
-    const rows = await selectArrays(this.dataSource, ALL_ENTRIES_SQL, [userId, mediaType]);
-    return rows.map((values) => toView(mediaType, values));
+    const rows = await selectArrays(this.dataSource, SQL.allEntries, [userId, mediaType]);
+    return rows.map(VIEWS[mediaType].own);
   }
 
   /**
-   * The entries of GET all narrowed by its options (decisions §11); `hasMore` tells whether
+   * The entries of GET all narrowed by its options (contract §11); `hasMore` tells whether
    * entries remain after a limited page.
    */
   async listedEntries<M extends MediaType>(
@@ -295,7 +185,7 @@ export class RatingsRepository {
     options: ListOptions,
   ): Promise<{ entries: RatingViewOf<M>[]; hasMore: boolean }> {
     const { rows, hasMore } = await this.listedRows(listSql(options), userId, mediaType, options);
-    return { entries: rows.map((values) => toView(mediaType, values)), hasMore };
+    return { entries: rows.map(VIEWS[mediaType].own), hasMore };
   }
 
   /** listedEntries as another user sees them (public-view.policy): visible entries only. */
@@ -304,12 +194,9 @@ export class RatingsRepository {
     mediaType: M,
     options: ListOptions,
   ): Promise<{ entries: PublicRatingViewOf<M>[]; hasMore: boolean }> {
-    const sql = listSql(options, PUBLIC_ENTRIES_SQL);
+    const sql = listSql(options, SQL.publicEntries);
     const { rows, hasMore } = await this.listedRows(sql, userId, mediaType, options);
-    return {
-      entries: rows.map((values) => publicEntryView<M>(toView(mediaType, values))),
-      hasMore,
-    };
+    return { entries: rows.map(VIEWS[mediaType].public), hasMore };
   }
 
   private async listedRows(
@@ -331,7 +218,7 @@ export class RatingsRepository {
   }
 
   /**
-   * The version of what others see of the list (decisions §18): moves only with a write or a
+   * The version of what others see of the list (contract §18): moves only with a write or a
    * catalog update that changes it. 0 before the first.
    */
   async publicVersion(userId: number, mediaType: MediaType): Promise<number> {
@@ -348,7 +235,7 @@ export class RatingsRepository {
       PUBLIC_VERSIONS_SQL,
       [userId],
     );
-    const versions: Record<MediaType, number> = { anime: 0, manga: 0 };
+    const versions = byMediaType(() => 0);
     for (const row of rows) versions[row.media_type] = Number(row.public_version);
     return versions;
   }
@@ -397,7 +284,7 @@ export class RatingsRepository {
 
   /**
    * The catalog changed these titles (in the caller's transaction): every list holding one has a
-   * new body, and so has the public view where such an entry is visible (decisions §10, §18).
+   * new body, and so has the public view where such an entry is visible (contract §10, §18).
    * Returns the users holding them.
    */
   async titlesChanged(
@@ -428,7 +315,7 @@ export class RatingsRepository {
     upTo: number,
     limit: number,
   ): Promise<{ revision: number; entry: RatingViewOf<M> }[]> {
-    const rows = await selectArrays(this.dataSource, WRITTEN_BETWEEN_SQL, [
+    const rows = await selectArrays(this.dataSource, SQL.writtenBetween, [
       userId,
       mediaType,
       after,
@@ -437,7 +324,7 @@ export class RatingsRepository {
     ]);
     return rows.map((values) => ({
       revision: Number(values[values.length - 1]),
-      entry: toView(mediaType, values),
+      entry: VIEWS[mediaType].own(values),
     }));
   }
 
@@ -446,10 +333,10 @@ export class RatingsRepository {
     userId: number,
     mediaType: M,
   ): Promise<{ entry: RatingViewOf<M>; counts: TitleCounts }[]> {
-    const rows = await selectArrays(this.dataSource, EXPORTED_ENTRIES_SQL, [userId, mediaType]);
+    const rows = await selectArrays(this.dataSource, SQL.exportedEntries, [userId, mediaType]);
     return rows.map((values) => {
       const [episodes, chapters, volumes] = values.slice(-3) as (number | null)[];
-      return { entry: toView(mediaType, values), counts: { episodes, chapters, volumes } };
+      return { entry: VIEWS[mediaType].own(values), counts: { episodes, chapters, volumes } };
     });
   }
 
@@ -462,7 +349,7 @@ export class RatingsRepository {
     const rows: TitleWithEntryRow[] = [];
     for (let i = 0; i < externalIds.length; i += LOOKUP_BATCH) {
       const batch = externalIds.slice(i, i + LOOKUP_BATCH);
-      const sql = TITLE_WITH_ENTRY_SQL.byExternalId.replace(
+      const sql = SQL.titleWithEntry.byExternalId.replace(
         't.external_id = ?',
         `t.external_id IN (${batch.map(() => '?').join(', ')})`,
       );
@@ -493,7 +380,10 @@ export class RatingsRepository {
     key: TitleKey,
     manager: EntityManager = this.dataSource.manager,
   ): Promise<TitleWithEntryRow | undefined> {
-    const sql = key.byExternalId ? TITLE_WITH_ENTRY_SQL.byExternalId : TITLE_WITH_ENTRY_SQL.byId;
+    const sql = key.byExternalId ? SQL.titleWithEntry.byExternalId : SQL.titleWithEntry.byId;
+    if (manager === this.dataSource.manager) {
+      return selectFirst<TitleWithEntryRow>(this.dataSource, sql, [userId, mediaType, key.id]);
+    }
     const [row] = await manager.query<TitleWithEntryRow[]>(sql, [userId, mediaType, key.id]);
     return row;
   }
@@ -539,7 +429,7 @@ export class RatingsRepository {
     },
   ): Promise<void> {
     const now = sqlDateTime(entry.now);
-    const values = FIELD_COLUMNS.map(([, property]) => sqlValue(entry.fields[property]));
+    const values = columnValuesOf(entry.fields);
     await manager.query(entry.touch ? this.sql.upsertEntry.touch : this.sql.upsertEntry.keep, [
       entry.userId,
       entry.mediaType,
@@ -557,24 +447,8 @@ export class RatingsRepository {
 }
 
 /** The stored fields of an entry read by titleWithEntry. */
-export function entryFieldsOf(row: EntryColumns): EntryFields {
-  return {
-    status: row.status,
-    isVisible: rawBoolean(row.is_visible),
-    publicRating: row.public_rating,
-    publicFraction: row.public_fraction,
-    personalRating: row.personal_rating,
-    episodesWatched: row.episodes_watched,
-    chaptersRead: row.chapters_read,
-    volumesRead: row.volumes_read,
-    startDate: row.start_date,
-    endDate: row.end_date,
-    isRepeating: rawBoolean(row.is_repeating),
-    timesRepeated: row.times_repeated,
-    repeatDesire: row.repeat_desire,
-    notes: row.notes,
-    priority: row.priority,
-  };
+export function entryFieldsOf(row: TitleWithEntryRow): EntryFields {
+  return entryFieldsOfRow(row);
 }
 
 /** The view of an entry as written: the title's columns, the fields, the two timestamps. */
@@ -585,99 +459,22 @@ export function viewOfWritten<M extends MediaType>(
   createdAt: Date | string,
   updatedAt: Date | string,
 ): RatingViewOf<M> {
-  return toView(mediaType, [
+  return VIEWS[mediaType].own([
     title.id,
     title.external_id,
     title.title,
-    ...FIELD_COLUMNS.map(([, property]) => fields[property]),
+    ...ENTRY_COLUMNS.map(({ property }) => fields[property]),
     createdAt,
     updatedAt,
   ]);
 }
 
-/** The row's view (decisions §7) from the values of a titleWithEntry row, in its column order. */
+/** The row's view (contract §7) from the values of a titleWithEntry row, in its column order. */
 export function viewOfRow<M extends MediaType>(mediaType: M, row: TitleWithEntryRow) {
-  return toView(mediaType, Object.values(row));
+  return VIEWS[mediaType].own(Object.values(row));
 }
 
 /** 'YYYY-MM-DD HH:MM:SS.SSS' in UTC: how TypeORM writes DATETIME on both databases. */
 function sqlDateTime(date: Date): string {
   return date.toISOString().replace('T', ' ').replace('Z', '');
-}
-
-function sqlValue(value: EntryFields[keyof EntryFields]): string | number | null {
-  return typeof value === 'boolean' ? (value ? 1 : 0) : value;
-}
-
-/**
- * An entry as read (decisions §7) from the values of an ALL_ENTRIES_SQL row, in its column order.
- * Built as one literal per media type: GET all makes 10,000 of them.
- */
-function toView<M extends MediaType>(mediaType: M, values: unknown[]): RatingViewOf<M> {
-  const [
-    id,
-    externalId,
-    title,
-    status,
-    isVisible,
-    publicRating,
-    publicFraction,
-    personalRating,
-    episodesWatched,
-    chaptersRead,
-    volumesRead,
-    startDate,
-    endDate,
-    isRepeating,
-    timesRepeated,
-    repeatDesire,
-    notes,
-    priority,
-    createdAt,
-    updatedAt,
-  ] = values as EntryValues;
-  const view =
-    mediaType === 'anime'
-      ? {
-          id,
-          external_id: externalId,
-          title,
-          status,
-          is_visible: rawBoolean(isVisible),
-          public_rating: publicRating,
-          public_fraction: publicFraction,
-          personal_rating: personalRating,
-          episodes_watched: episodesWatched,
-          start_date: startDate,
-          end_date: endDate,
-          is_rewatching: rawBoolean(isRepeating),
-          times_rewatched: timesRepeated,
-          rewatch_desire: repeatDesire,
-          notes,
-          priority,
-          created_at: rawIsoSeconds(createdAt),
-          updated_at: rawIsoSeconds(updatedAt),
-        }
-      : {
-          id,
-          external_id: externalId,
-          title,
-          status,
-          is_visible: rawBoolean(isVisible),
-          public_rating: publicRating,
-          public_fraction: publicFraction,
-          personal_rating: personalRating,
-          chapters_read: chaptersRead,
-          volumes_read: volumesRead,
-          start_date: startDate,
-          end_date: endDate,
-          is_rereading: rawBoolean(isRepeating),
-          times_reread: timesRepeated,
-          reread_desire: repeatDesire,
-          notes,
-          priority,
-          created_at: rawIsoSeconds(createdAt),
-          updated_at: rawIsoSeconds(updatedAt),
-        };
-  return view as RatingViewOf<M>;
 }

@@ -8,6 +8,7 @@ import { isSqlite, runTransaction } from '../database/transactions';
 import { UsersService } from '../users/users.service';
 import type { PutRatingDto } from './dto/put-rating.dto';
 import { RATING_CHANGED_EVENT, RatingChange } from './rating-change';
+import { RatingRevision } from './rating-revision.entity';
 import { entryAfterPut, foundTitle } from './rating-rules';
 import { RatingWriteHooks } from './rating-write-hooks';
 import { RatingWriter } from './rating-writer';
@@ -56,12 +57,12 @@ export class RatingsService {
     return row.entry_id === null ? [] : [viewOfRow(mediaType, row)];
   }
 
-  /** Every entry of the media type, in title id order (decisions §7). */
+  /** Every entry of the media type, in title id order (contract §7). */
   getAll<M extends MediaType>(userId: number, mediaType: M): Promise<RatingViewOf<M>[]> {
     return this.repository.allEntries(userId, mediaType);
   }
 
-  /** GET all narrowed by its options (decisions §11). */
+  /** GET all narrowed by its options (contract §11). */
   getListed<M extends MediaType>(
     userId: number,
     mediaType: M,
@@ -70,7 +71,7 @@ export class RatingsService {
     return this.repository.listedEntries(userId, mediaType, options);
   }
 
-  /** The entries a MyAnimeList export writes, with their titles' counts (decisions §13). */
+  /** The entries a MyAnimeList export writes, with their titles' counts (contract §13). */
   exportedEntries<M extends MediaType>(userId: number, mediaType: M) {
     return this.repository.exportedEntries(userId, mediaType);
   }
@@ -85,7 +86,7 @@ export class RatingsService {
   }
 
   /**
-   * A user's visible entries as other users see them (decisions §18), narrowed by GET all's
+   * A user's visible entries as other users see them (contract §18), narrowed by GET all's
    * options. Which entries and fields that is, public-view.policy decides.
    */
   getPublicListed<M extends MediaType>(
@@ -107,7 +108,7 @@ export class RatingsService {
   }
 
   /** Where the list stands (its revision and catalog version); null when the user is gone. */
-  /** The sums behind a profile (decisions §8), over all entries or the visible ones only. */
+  /** The sums behind a profile (contract §8), over all entries or the visible ones only. */
   listTotals(
     userId: number,
     options: { visibleOnly: boolean; defaultEpisodeMinutes: number },
@@ -117,7 +118,7 @@ export class RatingsService {
 
   /**
    * The catalog updated these titles, in its transaction (`manager`): the versions of every list
-   * and profile that shows one move with it, and no other (decisions §10).
+   * and profile that shows one move with it, and no other (contract §10).
    */
   async titlesChanged(
     manager: EntityManager,
@@ -133,19 +134,8 @@ export class RatingsService {
     return this.repository.listState(userId, mediaType);
   }
 
-  /** The entries whose last write has a revision in (after, upTo], oldest write first. */
-  writtenBetween<M extends MediaType>(
-    userId: number,
-    mediaType: M,
-    after: number,
-    upTo: number,
-    limit: number,
-  ): Promise<{ revision: number; entry: RatingViewOf<M> }[]> {
-    return this.repository.writtenBetween(userId, mediaType, after, upTo, limit);
-  }
-
   /**
-   * Creates or updates the user's entry (decisions §6) and returns it as GET shows it. One
+   * Creates or updates the user's entry (contract §6) and returns it as GET shows it. One
    * transaction holds the entry row, the list version, the write's revision and the hooks.
    */
   async put<M extends MediaType>(
@@ -195,7 +185,7 @@ export class RatingsService {
    * - They throw ProblemException (404, 400) before writing the entry: a batch may catch those
    *   and go on. Any other error must propagate; it rolls back every write of the call.
    * - When `work` has resolved, still in the transaction, the public versions of the lists whose
-   *   public view changed move (decisions §18), once per list.
+   *   public view changed move (contract §18), once per list.
    * - After the commit, one RATING_CHANGED_EVENT per write, in order (best effort).
    * - `work` must use only the writer (or the transaction it is given via hooks) and must not
    *   start another transaction.
@@ -210,6 +200,14 @@ export class RatingsService {
     });
     for (const change of writer!.changes) this.emit(change);
     return result;
+  }
+
+  /**
+   * Forgets the user's revision counters, in the caller's transaction (`manager`), once the
+   * user's entries are gone (erasing the user).
+   */
+  async forgetUser(manager: EntityManager, userId: number): Promise<void> {
+    await manager.delete(RatingRevision, { userId });
   }
 
   private emit(change: RatingChange): void {

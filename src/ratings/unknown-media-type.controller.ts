@@ -1,13 +1,13 @@
 import { Controller, Delete, Get, Param, Put } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Authenticated } from '../auth/auth.decorators';
-import { ProblemException } from '../common/problem';
+import { unknownMediaType } from '../common/media-type';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
 import { RATING_ENDPOINTS } from './ratings.controller';
 
 /**
  * Any `{mediaType}` other than anime and manga: 404, but only after the User-Agent and token
- * checks, as step 4 of decisions §2 comes after step 3. Not counted (steps 1-5 never count), but
+ * checks, as step 4 of contract §2 comes after step 3. Not counted (steps 1-5 never count), but
  * it shows the budget of the endpoint row its path names, as every response of that row does.
  */
 @ApiExcludeController()
@@ -37,8 +37,4 @@ export class UnknownMediaTypeController {
   remove(@Param('mediaType') mediaType: string): never {
     throw unknownMediaType(mediaType);
   }
-}
-
-function unknownMediaType(mediaType: string): ProblemException {
-  return ProblemException.notFound(`Unknown media type "${mediaType}": use anime or manga`);
 }

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { MEDIA_TYPES, type MediaType } from '../common/media-type';
 
-/** A position in one user's write history for one media type (decisions §12). */
+/** A position in one user's write history for one media type (contract §12). */
 export interface Cursor {
   userId: number;
   /** The user's creation time in seconds: a cursor never works for a later user with the same id. */

@@ -15,7 +15,7 @@ const DELETED_BETWEEN_SQL = `SELECT d.title_id AS id, t.external_id AS external_
   WHERE d.user_id = ? AND d.media_type = ? AND d.revision > ? AND d.revision <= ?
   ORDER BY d.revision LIMIT ?`;
 
-/** The sync module's table of deletions (decisions §12). */
+/** The sync module's table of deletions (contract §12). */
 @Injectable()
 export class SyncDeletionsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -43,6 +43,11 @@ export class SyncDeletionsRepository {
     titleId: number,
   ): Promise<void> {
     await em.delete(SyncDeletion, { userId, mediaType, titleId });
+  }
+
+  /** Forgets every deletion of the user, in the caller's transaction (erasing the user). */
+  async forgetUser(em: EntityManager, userId: number): Promise<void> {
+    await em.delete(SyncDeletion, { userId });
   }
 
   async deletedBetween(

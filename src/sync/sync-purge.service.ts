@@ -10,7 +10,7 @@ import { SyncDeletionsRepository } from './sync-deletions.repository';
  */
 const MARGIN_SECONDS = 60;
 
-/** Deletions older than SYNC_RETENTION_DAYS go, with the other purges (decisions §12, §16). */
+/** Deletions older than SYNC_RETENTION_DAYS go, with the other purges (contract §12, §16). */
 @Injectable()
 export class SyncPurgeService implements OnModuleInit {
   constructor(

@@ -12,16 +12,15 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Authenticated, CurrentUser, Scopes } from '../auth/auth.decorators';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
-import { SCOPES } from '../auth/scopes';
 import {
   CONDITIONAL_READ_HEADERS,
   ConditionalRead,
 } from '../conditional-reads/conditional-read.decorator';
 import { sendTaggedBody } from '../conditional-reads/reply';
-import { capitalized, type MediaType } from '../common/media-type';
+import { capitalized, type MediaType, unknownMediaType } from '../common/media-type';
 import { ProblemException, PROBLEMS } from '../common/problem';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
-import { AnimeRatingView, MangaRatingView } from '../ratings/dto/rating-view.dto';
+import { DESCRIPTOR_LIST, MEDIA_TYPE_DESCRIPTORS } from '../ratings/media-types';
 import { SyncService } from './sync.service';
 
 export const CHANGES_ENDPOINT = 'sync.changes';
@@ -86,7 +85,7 @@ function parseSince(raw: unknown): string | undefined {
 function changesControllerFor<M extends MediaType>(mediaType: M, entry: Type<unknown>) {
   @ApiTags(`${mediaType} ratings`)
   @Controller(`v1/my/${mediaType}`)
-  @Scopes(SCOPES[mediaType])
+  @Scopes(MEDIA_TYPE_DESCRIPTORS[mediaType].scope)
   class ChangesController {
     constructor(readonly sync: SyncService) {}
 
@@ -148,11 +147,12 @@ function changesControllerFor<M extends MediaType>(mediaType: M, entry: Type<unk
   return ChangesController;
 }
 
-export const AnimeChangesController = changesControllerFor('anime', AnimeRatingView);
-export const MangaChangesController = changesControllerFor('manga', MangaRatingView);
+export const CHANGES_CONTROLLERS = DESCRIPTOR_LIST.map((descriptor) =>
+  changesControllerFor(descriptor.name, descriptor.view),
+);
 
 /**
- * Any other `{mediaType}`: 404 after the token checks (decisions §2 step 4), uncounted, with the
+ * Any other `{mediaType}`: 404 after the token checks (contract §2 step 4), uncounted, with the
  * budget of the row, like the ratings routes.
  */
 @ApiExcludeController()
@@ -162,6 +162,6 @@ export class UnknownMediaTypeChangesController {
   @Get('changes')
   @RateLimited(CHANGES_ENDPOINT, { counted: false })
   changes(@Param('mediaType') mediaType: string): never {
-    throw ProblemException.notFound(`Unknown media type "${mediaType}": use anime or manga`);
+    throw unknownMediaType(mediaType);
   }
 }

@@ -3,7 +3,7 @@ import type { MediaType } from '../common/media-type';
 import { ProblemException, PROBLEMS } from '../common/problem';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { RatingsService, RatingViewOf } from '../ratings/ratings.service';
+import { RatingsRepository, type RatingViewOf } from '../ratings/ratings.repository';
 import { Cursor, decodeCursor, encodeCursor } from './cursor';
 import { DeletedTitle, SyncDeletionsRepository } from './sync-deletions.repository';
 import { SyncKeyService } from './sync-key.service';
@@ -20,7 +20,7 @@ export const SYNC_PROBLEMS = {
 };
 
 /**
- * The changes feed of decisions §12. A cursor is a list revision: every write of the list takes
+ * The changes feed of contract §12. A cursor is a list revision: every write of the list takes
  * the next revision under a lock held until it commits, so once the list's revision reads C,
  * every write up to C is committed and none later can take a revision up to C. A page is the
  * items with a revision above the cursor's and at most C, oldest first; a write that commits
@@ -30,7 +30,8 @@ export const SYNC_PROBLEMS = {
 export class SyncService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly ratings: RatingsService,
+    /** The ratings module's reads of entries and list state. */
+    private readonly ratings: RatingsRepository,
     private readonly deletions: SyncDeletionsRepository,
     private readonly keys: SyncKeyService,
   ) {}

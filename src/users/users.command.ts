@@ -1,8 +1,18 @@
 import { CommandGroup } from '../cli/command-group';
-import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import {
+  Command,
+  CommandRunner,
+  InquirerService,
+  Option,
+  Question,
+  QuestionSet,
+  SubCommand,
+} from 'nest-commander';
+import { DeleteUserCommand, ExportUserCommand } from '../accounts/accounts.command';
 import { UnblockUserCommand } from '../auth/external-identities.command';
+import { ResetSignInCommand } from '../oauth/sign-in-resets.command';
 import { toIsoSeconds } from '../common/timestamps';
-import { UsersService } from './users.service';
+import { UnknownUserError, UsersService } from './users.service';
 
 const MAX_STDIN_BYTES = 64 * 1024;
 
@@ -57,18 +67,50 @@ export class CreateUserCommand extends CommandRunner {
   }
 }
 
+const NEW_PASSWORD = 'new-password';
+
+/** The password asked on a terminal, twice, echoing nothing. */
+@QuestionSet({ name: NEW_PASSWORD })
+export class NewPasswordQuestions {
+  @Question({ type: 'password', name: 'password', message: 'New password (8 to 1024 characters):' })
+  parsePassword(value: string): string {
+    return value;
+  }
+
+  @Question({ type: 'password', name: 'repeated', message: 'The same password again:' })
+  parseRepeated(value: string): string {
+    return value;
+  }
+}
+
 @SubCommand({
   name: 'set-password',
-  description: "Set or replace a user's password, read from standard input",
+  description:
+    "Set or replace a user's password: asked twice without echo on a terminal, else read from standard input",
 })
 export class SetPasswordCommand extends CommandRunner {
-  constructor(private readonly users: UsersService) {
+  constructor(
+    private readonly users: UsersService,
+    private readonly inquirer: InquirerService,
+  ) {
     super();
   }
 
   async run(_args: string[], options: { name: string }): Promise<void> {
-    await this.users.setPassword(options.name, await readPasswordFromStdin());
+    // Asked only for a user that exists: a typo in the name fails before the typing.
+    if (!(await this.users.findByExactName(options.name))) throw new UnknownUserError(options.name);
+    const password = process.stdin.isTTY ? await this.ask() : await readPasswordFromStdin();
+    await this.users.setPassword(options.name, password);
     process.stdout.write('password set\n');
+  }
+
+  private async ask(): Promise<string> {
+    const { password, repeated } = await this.inquirer.ask<{ password: string; repeated: string }>(
+      NEW_PASSWORD,
+      undefined,
+    );
+    if (password !== repeated) throw new Error('the two passwords differ; nothing was changed');
+    return password;
   }
 
   @Option({ flags: '--name <name>', description: 'Name of the user', required: true })
@@ -77,9 +119,31 @@ export class SetPasswordCommand extends CommandRunner {
   }
 }
 
+@SubCommand({
+  name: 'list',
+  description: 'List the users, one JSON line each: id, name, joined_at, has_password',
+})
+export class ListUsersCommand extends CommandRunner {
+  constructor(private readonly users: UsersService) {
+    super();
+  }
+
+  async run(): Promise<void> {
+    for (const user of await this.users.list()) process.stdout.write(`${JSON.stringify(user)}\n`);
+  }
+}
+
 @Command({
   name: 'users',
   description: 'Manage users',
-  subCommands: [CreateUserCommand, SetPasswordCommand, UnblockUserCommand],
+  subCommands: [
+    CreateUserCommand,
+    ListUsersCommand,
+    SetPasswordCommand,
+    ExportUserCommand,
+    DeleteUserCommand,
+    ResetSignInCommand,
+    UnblockUserCommand,
+  ],
 })
 export class UsersCommand extends CommandGroup {}

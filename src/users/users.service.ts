@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { nowToTheSecond } from '../common/timestamps';
 import { isUniqueViolation } from '../database/errors';
-import { rawIsoSeconds } from '../database/raw-values';
+import { rawBoolean, rawIsoSeconds } from '../database/raw-values';
 import { isSqlite } from '../database/transactions';
 import { decoyHash, hashPassword, verifyPassword } from './password-hash';
 import { User } from './user.entity';
@@ -49,6 +49,18 @@ export class InvalidUserNameError extends Error {
     );
   }
 }
+
+/** A user as `users list` shows it. */
+export interface ListedUser {
+  id: number;
+  name: string;
+  joined_at: string;
+  /** Whether the user can sign in on the consent page (a password is set). */
+  has_password: boolean;
+}
+
+const LIST_SQL =
+  'SELECT id, name, created_at, password_hash IS NOT NULL AS has_password FROM users ORDER BY id';
 
 export class UnknownUserError extends Error {
   constructor(name: string) {
@@ -99,10 +111,12 @@ export class UsersService {
     }
   }
 
+  /** The user named exactly `name` (see findByExactName). */
   async setPassword(name: string, password: string): Promise<void> {
     const passwordHash = await hashPassword(password);
-    const result = await this.users.update({ name }, { passwordHash });
-    if (!result.affected) throw new UnknownUserError(name);
+    const user = await this.findByExactName(name);
+    const result = user ? await this.users.update({ id: user.id }, { passwordHash }) : null;
+    if (!result?.affected) throw new UnknownUserError(name);
   }
 
   /**
@@ -129,7 +143,7 @@ export class UsersService {
 
   /**
    * The user named exactly `name`, compared code point by code point through the unique index
-   * (decisions §18): letter case, accents and trailing spaces count whatever the column's
+   * (contract §18): letter case, accents and trailing spaces count whatever the column's
    * collation. A name no user could have is looked up nowhere.
    */
   async findByExactName(name: string): Promise<{ id: number; createdAt: string } | null> {
@@ -159,6 +173,28 @@ export class UsersService {
         batch,
       );
     }
+  }
+
+  /** Every user, by id. */
+  async list(): Promise<ListedUser[]> {
+    const rows =
+      await this.users.query<
+        { id: number; name: string; created_at: Date | string; has_password: number | string }[]
+      >(LIST_SQL);
+    return rows.map((row) => ({
+      id: Number(row.id),
+      name: row.name,
+      joined_at: rawIsoSeconds(row.created_at),
+      has_password: rawBoolean(row.has_password),
+    }));
+  }
+
+  /**
+   * Deletes the user's row in the caller's transaction (`manager`), the last step of erasing a
+   * user: every other module has removed its rows of the user before.
+   */
+  async delete(manager: EntityManager, id: number): Promise<void> {
+    await manager.delete(User, { id });
   }
 
   findById(id: number): Promise<User | null> {

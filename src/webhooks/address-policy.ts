@@ -5,7 +5,7 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
- * Which receiver addresses a webhook may reach (decisions §15): only globally reachable ones, as
+ * Which receiver addresses a webhook may reach (contract §15): only globally reachable ones, as
  * the IANA special-purpose registries (RFC 6890 and its updates) say. The ranges come from
  * ipaddr.js; what is written here is which of its ranges count as global, and the look inside the
  * IPv6 forms that carry an IPv4 address.

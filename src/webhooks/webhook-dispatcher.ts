@@ -12,14 +12,21 @@ import { APP_CONFIG } from '../config/config.module';
 import { MetricsService } from '../metrics/metrics.service';
 import { RATING_CHANGED_EVENT } from '../ratings/rating-change';
 import { WebhookSender } from './webhook-sender';
-import { ClaimedWork, OutboxMessage, WebhooksRepository } from './webhooks.repository';
+import {
+  ClaimedWork,
+  FinishedAttempt,
+  OutboxMessage,
+  WebhooksRepository,
+} from './webhooks.repository';
 
-/** At most this many attempts run at once for one webhook, over all instances (decisions §15). */
+/** At most this many attempts run at once for one webhook, over all instances (contract §15). */
 export const MAX_ATTEMPTS_IN_FLIGHT = 8;
 /** How often the outbox is read: writes of other processes (the CLI) are found within this. */
 const POLL_MS = 1000;
 /** A claim outlives the longest attempt by this much; then another instance may take it. */
 const LEASE_MARGIN_MS = 10_000;
+/** Attempts recorded in one transaction at most. */
+const RECORD_BATCH = 100;
 
 /**
  * The delivery worker of one server instance. It claims due outbox messages (a lease, see
@@ -37,6 +44,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<void> | null = null;
   private again = false;
+  private readonly unrecorded: {
+    finished: FinishedAttempt;
+    resolve: () => void;
+    reject: (error: unknown) => void;
+  }[] = [];
+  private recording: Promise<void> | null = null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -49,10 +62,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     this.poke();
   }
 
-  /** A local write may have queued messages: look now rather than at the next poll. */
+  /**
+   * A local write may have queued messages: look now rather than at the next poll. While attempts
+   * run, each one that ends looks again (and the poll runs every second), so a burst of writes
+   * does not also start a claim per write.
+   */
   @OnEvent(RATING_CHANGED_EVENT)
   onRatingChanged(): void {
-    this.poke();
+    if (this.running.size === 0) this.poke();
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -102,6 +119,45 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     }
   }
 
+  /**
+   * Attempts that end while a recording runs are recorded together by the next one (a group
+   * commit): one write transaction for a batch of attempts, not one each, so that deliveries take
+   * the database from API writes as little as they can. An attempt delivered but not yet recorded
+   * when the process dies is sent again once its lease runs out (at least once, contract §15).
+   */
+  private record(finished: FinishedAttempt): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.unrecorded.push({ finished, resolve, reject });
+      this.recordPending();
+    });
+  }
+
+  private recordPending(): void {
+    if (this.recording) return;
+    this.recording = this.recordAll().finally(() => {
+      this.recording = null;
+      // Attempts that ended after the last batch was taken and before this ran.
+      if (this.unrecorded.length > 0) this.recordPending();
+    });
+  }
+
+  private async recordAll(): Promise<void> {
+    while (this.unrecorded.length > 0) {
+      // Let the attempts that end in this turn of the event loop join the batch.
+      await new Promise((resolve) => setImmediate(resolve));
+      const batch = this.unrecorded.splice(0, RECORD_BATCH);
+      try {
+        await this.repository.recordAttempts(
+          batch.map((pending) => pending.finished),
+          Date.now(),
+        );
+        for (const pending of batch) pending.resolve();
+      } catch (error) {
+        for (const pending of batch) pending.reject(error);
+      }
+    }
+  }
+
   private start(webhook: ClaimedWork['webhook'], message: OutboxMessage): void {
     const attempt = this.attempt(webhook, message)
       .catch((error: unknown) =>
@@ -132,10 +188,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         : 'failed';
     // The k-th retry comes the k-th delay after this failure (message.attempts = k - 1).
     const nextAttemptAt = outcome === 'retrying' ? now + delays[message.attempts] * 1000 : null;
-    await this.repository.recordAttempt(
-      webhook.id,
+    await this.record({
+      webhookId: webhook.id,
       message,
-      {
+      attempt: {
         eventId: message.eventId,
         eventType: message.eventType,
         attemptedAt,
@@ -144,8 +200,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         outcome,
       },
       nextAttemptAt,
-      now,
-    );
+    });
     this.metrics.countWebhookDelivery(outcome);
   }
 }

@@ -14,7 +14,7 @@ export function isWebhookEvent(name: string): name is WebhookEventType {
   return (WEBHOOK_EVENTS as readonly string[]).includes(name);
 }
 
-/** The body of decisions §15, exactly these members. */
+/** The body of contract §15, exactly these members. */
 export function eventBody(change: RatingChange, userName: string): string {
   return JSON.stringify({
     type: EVENT_OF_KIND[change.kind],

@@ -9,7 +9,7 @@ import { WebhooksRepository } from './webhooks.repository';
 /**
  * The webhooks' part of the entry write path: inside the write's transaction, one outbox message
  * per webhook subscribed to the event, so that a committed write is delivered even if the process
- * dies right after, and a write that rolls back sends nothing (decisions §15).
+ * dies right after, and a write that rolls back sends nothing (contract §15).
  */
 @Injectable()
 export class WebhookOutbox {

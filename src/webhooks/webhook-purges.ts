@@ -6,7 +6,7 @@ const KEEP_MS = 30 * 86_400_000;
 
 /**
  * Attempts logged more than 30 days ago, and events 30 days after they were delivered or failed,
- * go (decisions §16).
+ * go (contract §16).
  */
 @Injectable()
 export class WebhookPurges implements OnModuleInit {

@@ -15,9 +15,11 @@ export interface AttemptResult {
 }
 
 const USER_AGENT = 'anime-manga-ratings-webhooks/1';
+/** Signers kept at most (one per webhook secret). */
+const MAX_SIGNERS = 1000;
 
 /**
- * Makes one delivery attempt (decisions §15): a POST signed as Standard Webhooks v1 (signed again
+ * Makes one delivery attempt (contract §15): a POST signed as Standard Webhooks v1 (signed again
  * for each attempt, with the attempt's time), no redirects followed (node:http follows none), no
  * complete response within the timeout: aborted. Unless WEBHOOK_ALLOW_PRIVATE=true, the host is
  * checked before the attempt and the agents' `lookup` checks the address the socket connects to.
@@ -27,6 +29,7 @@ export class WebhookSender {
   private readonly agents: { 'http:': http.Agent; 'https:': https.Agent };
   private readonly timeoutMs: number;
   private readonly allowPrivate: boolean;
+  private readonly signers = new Map<string, StandardWebhook>();
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.allowPrivate = config.webhooks.allowPrivate;
@@ -38,6 +41,16 @@ export class WebhookSender {
         : { lookup: guardedLookup as unknown as http.AgentOptions['lookup'] }),
     };
     this.agents = { 'http:': new http.Agent(options), 'https:': new https.Agent(options) };
+  }
+
+  /** The signer of a secret, made once: it decodes the secret's key when made. */
+  private signerFor(secret: string): StandardWebhook {
+    let signer = this.signers.get(secret);
+    if (!signer) {
+      if (this.signers.size >= MAX_SIGNERS) this.signers.clear();
+      this.signers.set(secret, (signer = new StandardWebhook(secret)));
+    }
+    return signer;
   }
 
   get attemptTimeoutMs(): number {
@@ -65,7 +78,7 @@ export class WebhookSender {
       'user-agent': USER_AGENT,
       'webhook-id': eventId,
       'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-      'webhook-signature': new StandardWebhook(target.secret).sign(eventId, now, body),
+      'webhook-signature': this.signerFor(target.secret).sign(eventId, now, body),
     };
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const signal = AbortSignal.any([stop, timeout]);

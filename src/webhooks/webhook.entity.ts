@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-/** A receiver of rating events, managed with the `webhooks` CLI (decisions §15). */
+/** A receiver of rating events, managed with the `webhooks` CLI (contract §15). */
 @Entity('webhooks')
 export class Webhook {
   @PrimaryColumn({ type: 'varchar', length: 36 })

@@ -4,7 +4,7 @@ import { WebhookOutboxModule } from './webhook-outbox.module';
 import { WebhookPurges } from './webhook-purges';
 import { WebhookSender } from './webhook-sender';
 
-/** Outbound webhooks (decisions §15) in the server: the outbox hook, the delivery worker
+/** Outbound webhooks (contract §15) in the server: the outbox hook, the delivery worker
  * and the purges of its log and of finished events. */
 @Module({
   imports: [WebhookOutboxModule],

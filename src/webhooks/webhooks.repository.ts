@@ -32,6 +32,14 @@ export interface AttemptRecord {
   outcome: AttemptOutcome;
 }
 
+/** An attempt that ended, to be recorded: `nextAttemptAt` (ms) when it is retried. */
+export interface FinishedAttempt {
+  webhookId: string;
+  message: OutboxMessage;
+  attempt: AttemptRecord;
+  nextAttemptAt: number | null;
+}
+
 const SUBSCRIBERS_SQL = 'SELECT id, events FROM webhooks';
 const INSERT_MESSAGE_COLUMNS =
   '(event_id, webhook_id, event_type, user_id, body, state, attempts, next_attempt_at, lease_until, created_at)';
@@ -41,8 +49,8 @@ const IN_FLIGHT_SQL = `SELECT COUNT(*) AS n FROM webhook_messages
   WHERE webhook_id = ? AND state = 'pending' AND lease_until > ?`;
 const RELEASE_SQL = `UPDATE webhook_messages SET lease_until = 0, leased_by = NULL
   WHERE id = ? AND leased_by = ?`;
-const INSERT_ATTEMPT_SQL = `INSERT INTO webhook_attempts
-  (webhook_id, event_id, event_type, attempted_at, status, error, outcome) VALUES (?, ?, ?, ?, ?, ?, ?)`;
+const INSERT_ATTEMPTS_SQL = `INSERT INTO webhook_attempts
+  (webhook_id, event_id, event_type, attempted_at, status, error, outcome) VALUES`;
 const ATTEMPTS_SQL = `SELECT event_id, event_type, attempted_at, status, error, outcome
   FROM webhook_attempts WHERE webhook_id = ? ORDER BY id DESC LIMIT ?`;
 
@@ -193,41 +201,44 @@ export class WebhooksRepository {
   }
 
   /**
-   * Records an attempt: the message is delivered, due again at `nextAttemptAt`, or failed; the
-   * log gets a line. Nothing is recorded when the message is gone (its webhook was deleted).
+   * Records attempts that ended together, in one transaction: each message is delivered, due
+   * again at its `nextAttemptAt`, or failed, and the log gets a line for each. Nothing is recorded
+   * for a message that is gone (its webhook was deleted).
    */
-  recordAttempt(
-    webhookId: string,
-    message: OutboxMessage,
-    attempt: AttemptRecord,
-    nextAttemptAt: number | null,
-    now: number,
-  ): Promise<void> {
+  recordAttempts(attempts: FinishedAttempt[], now: number): Promise<void> {
     return runTransaction(this.dataSource, async (em) => {
-      const changed =
-        attempt.outcome === 'retrying'
-          ? await execute(
-              em,
-              `UPDATE webhook_messages SET attempts = ?, next_attempt_at = ?, lease_until = 0,
-                leased_by = NULL WHERE id = ? AND state = 'pending'`,
-              [message.attempts + 1, nextAttemptAt, message.id],
-            )
-          : await execute(
-              em,
-              `UPDATE webhook_messages SET state = ?, attempts = ?, lease_until = 0,
-                leased_by = NULL, finished_at = ? WHERE id = ? AND state = 'pending'`,
-              [attempt.outcome, message.attempts + 1, now, message.id],
-            );
-      if (changed === 0) return;
-      await em.query(INSERT_ATTEMPT_SQL, [
-        webhookId,
-        attempt.eventId,
-        attempt.eventType,
-        attempt.attemptedAt,
-        attempt.status,
-        attempt.error === null ? null : attempt.error.slice(0, 255),
-        attempt.outcome,
-      ]);
+      const logged: FinishedAttempt[] = [];
+      for (const finished of attempts) {
+        const { message, attempt } = finished;
+        const changed =
+          attempt.outcome === 'retrying'
+            ? await execute(
+                em,
+                `UPDATE webhook_messages SET attempts = ?, next_attempt_at = ?, lease_until = 0,
+                  leased_by = NULL WHERE id = ? AND state = 'pending'`,
+                [message.attempts + 1, finished.nextAttemptAt, message.id],
+              )
+            : await execute(
+                em,
+                `UPDATE webhook_messages SET state = ?, attempts = ?, lease_until = 0,
+                  leased_by = NULL, finished_at = ? WHERE id = ? AND state = 'pending'`,
+                [attempt.outcome, message.attempts + 1, now, message.id],
+              );
+        if (changed > 0) logged.push(finished);
+      }
+      if (logged.length === 0) return;
+      await em.query(
+        `${INSERT_ATTEMPTS_SQL} ${logged.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+        logged.flatMap(({ webhookId, attempt }) => [
+          webhookId,
+          attempt.eventId,
+          attempt.eventType,
+          attempt.attemptedAt,
+          attempt.status,
+          attempt.error === null ? null : attempt.error.slice(0, 255),
+          attempt.outcome,
+        ]),
+      );
     });
   }
 
@@ -238,7 +249,7 @@ export class WebhooksRepository {
     });
   }
 
-  // ---- purges (decisions §16) ----
+  // ---- purges (contract §16) ----
 
   /** Removes at most `limit` attempts logged before `before` (ms); says how many went. */
   purgeAttemptsBefore(before: number, limit: number): Promise<number> {

@@ -38,7 +38,7 @@ export interface DeliveryAttempt {
   outcome: AttemptOutcome;
 }
 
-/** The `webhooks` commands of decisions §15. */
+/** The `webhooks` commands of contract §15. */
 @Injectable()
 export class WebhooksService {
   constructor(

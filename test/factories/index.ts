@@ -3,8 +3,10 @@ import { ALL_SCOPES } from '../../src/auth/scopes';
 import { TokensService } from '../../src/auth/tokens.service';
 import type { TitleRecord } from '../../src/catalog/catalog-file';
 import { CatalogService } from '../../src/catalog/catalog.service';
+import type { MediaType } from '../../src/common/media-type';
 import type { User } from '../../src/users/user.entity';
 import { UsersService } from '../../src/users/users.service';
+import { api } from '../utils/test-app';
 
 let sequence = 0;
 
@@ -60,4 +62,18 @@ export function manga(id: number, fields: Partial<TitleRecord> = {}): TitleRecor
 
 export function importTitles(app: NestFastifyApplication, titles: TitleRecord[]) {
   return app.get(CatalogService).import(titles);
+}
+
+/**
+ * A rating entry, written as its owner would (PUT through the API, answered 200): `body` is the
+ * PUT body, a bare `{ status: 'ongoing' }` by default.
+ */
+export async function putEntry(
+  app: NestFastifyApplication,
+  token: string,
+  mediaType: MediaType,
+  titleId: number,
+  body: Record<string, unknown> = { status: 'ongoing' },
+): Promise<void> {
+  await api(app, token).put(`/v1/my/${mediaType}/${titleId}/ratings`, body).expect(200);
 }

@@ -20,21 +20,37 @@ export function runCli(
   input?: string,
   timeoutMs = 120_000,
 ): Promise<CliResult> {
+  return runNode(join(ROOT, 'dist', 'cli.js'), args, {
+    env: { DATABASE_URL: process.env.E2E_DATABASE_URL!, ...env },
+    input,
+    timeoutMs,
+  });
+}
+
+/**
+ * Runs `node script args` from `cwd` (the repository by default) with `env` on top of this
+ * process's; `input` is written to its standard input (which is closed either way).
+ */
+export function runNode(
+  script: string,
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; input?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
-      [join(ROOT, 'dist', 'cli.js'), ...args],
+      [script, ...args],
       {
-        cwd: ROOT,
-        env: { ...process.env, DATABASE_URL: process.env.E2E_DATABASE_URL, ...env },
-        timeout: timeoutMs,
+        cwd: options.cwd ?? ROOT,
+        env: { ...process.env, ...options.env },
+        timeout: options.timeoutMs ?? 120_000,
       },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         resolve({ code, stdout, stderr });
       },
     );
-    child.stdin?.end(input);
+    child.stdin?.end(options.input);
   });
 }
 

@@ -1,10 +1,10 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createConnection } from 'mysql2/promise';
+import { tempDir } from './test-services';
 
 /**
  * A MariaDB server of the test's own (its own data directory, port and socket), so that a test
@@ -25,7 +25,7 @@ export class PrivateMariaDb {
   }
 
   static async start(): Promise<PrivateMariaDb> {
-    const dir = mkdtempSync(join(tmpdir(), 'ratings-mariadb-'));
+    const dir = tempDir('ratings-mariadb-');
     const db = new PrivateMariaDb(dir, await freePort());
     await promisify(execFile)('mariadb-install-db', [
       '--no-defaults',

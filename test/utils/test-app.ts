@@ -52,6 +52,28 @@ export async function createTestApp(
   return app;
 }
 
+/**
+ * A spec's app: created before its tests (`createTestApp(env)`), closed after them, its database
+ * emptied before each test. `use` receives the app (a spec keeps it in its own `let app`).
+ */
+export function useTestApp(
+  use: (app: NestFastifyApplication) => void,
+  env: Record<string, string> = {},
+  extraImports: ModuleMetadata['imports'] = [],
+): void {
+  let app: NestFastifyApplication | undefined;
+  beforeAll(async () => {
+    app = await createTestApp(env, extraImports);
+    use(app);
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+  beforeEach(async () => {
+    await resetDatabase(app!);
+  });
+}
+
 /** Empties every table, children first; each spec calls it before each test. */
 export async function resetDatabase(app: NestFastifyApplication): Promise<void> {
   const dataSource = app.get(DataSource);
@@ -69,6 +91,8 @@ export async function resetDatabase(app: NestFastifyApplication): Promise<void> 
     'oauth_clients',
     'external_identities',
     'blocked_external_identities',
+    'ip_denials',
+    'sign_in_resets',
     'titles',
     'users',
   ]) {

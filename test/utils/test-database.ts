@@ -6,13 +6,14 @@ import { createConnection } from 'mysql2/promise';
 
 /**
  * `npm test` runs on SQLite by default and on MySQL/MariaDB when TEST_DATABASE_URL names a server
- * (e.g. mysql://root@127.0.0.1:3306/test). Either way each run gets a database of its own, made
- * here and dropped at the end.
+ * (e.g. mysql://root@127.0.0.1:3306). Either way each run gets a database of its own, made here
+ * and dropped at the end: on a server, `ratings_e2e_<pid>_<random>`, whatever database the URL
+ * names (its user needs CREATE and DROP).
  */
 export async function createRunDatabase(): Promise<string> {
   const server = process.env.TEST_DATABASE_URL;
   const name = `ratings_e2e_${process.pid}_${randomBytes(3).toString('hex')}`;
-  if (!server) return `sqlite:${join(tmpdir(), `${name}.sqlite`)}`;
+  if (!server) return `sqlite:${join(process.env.E2E_TMP_DIR ?? tmpdir(), `${name}.sqlite`)}`;
 
   const url = new URL(server);
   const connection = await createConnection({

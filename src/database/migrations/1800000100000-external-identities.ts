@@ -8,7 +8,7 @@ const varchar = (name: string, isPrimary = false) => ({
 });
 
 /**
- * Users of the company's identity provider (decisions §19): the (iss, sub) pair of each, the time
+ * Users of the company's identity provider (contract §19): the (iss, sub) pair of each, the time
  * before which its JWTs are revoked, and the pairs whose user was deleted. QueryRunner table API,
  * so that one migration runs on SQLite and MySQL/MariaDB.
  */

@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner, Table } from 'typeorm';
 
-/** The lease that lets one instance at a time run the purges (decisions §16). */
+/** The lease that lets one instance at a time run the purges (contract §16). */
 export class PurgeLeases1800000300000 implements MigrationInterface {
   name = 'PurgeLeases1800000300000';
 

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner, Table, TableIndex } from 'typeorm';
 
 /**
- * Outbound webhooks (decisions §15): the endpoints, the outbox (one message per event and webhook,
+ * Outbound webhooks (contract §15): the endpoints, the outbox (one message per event and webhook,
  * written in the transaction of the entry write) and the log of delivery attempts. Times of the
  * outbox and the log are Unix milliseconds, compared in SQL the same way on SQLite and MySQL.
  * No foreign keys to `webhooks`: a key check would share-lock the webhook's row in every entry

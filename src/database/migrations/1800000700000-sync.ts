@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner, Table, TableForeignKey, TableIndex } from 'typeorm';
 
 /**
- * Incremental sync (decisions §12): the deletions kept for the changes feed, one row per user,
+ * Incremental sync (contract §12): the deletions kept for the changes feed, one row per user,
  * media type and title (the latest deletion), and the key that signs sync cursors, shared by
  * every instance through the database.
  */

@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * A counter per user and media type that catalog imports move when they change a title the list
- * holds: with the list's revision, it stands for GET all's body (decisions §10). Plain ADD COLUMN,
+ * holds: with the list's revision, it stands for GET all's body (contract §10). Plain ADD COLUMN,
  * valid on SQLite and MySQL alike.
  */
 export class CatalogVersions1800000700001 implements MigrationInterface {

@@ -1,6 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsDefined, IsIn } from 'class-validator';
-import type { MediaType } from '../../common/media-type';
 import { RATING_STATUSES, RatingStatus } from '../rating-entry.entity';
 import {
   Count,
@@ -12,7 +11,7 @@ import {
 
 export const MAX_NOTES_LENGTH = 10000;
 
-/** The fields anime and manga entries share (the spec's write shape). */
+/** The fields anime and manga entries share (the write shape of contract §6). */
 export abstract class PutRatingDto {
   @ApiProperty({ enum: RATING_STATUSES, description: 'Required on create and on update.' })
   @IsDefined({ message: 'is required' })
@@ -54,31 +53,7 @@ export abstract class PutRatingDto {
   readonly touch?: boolean;
 }
 
-/** Static, so that nothing a client sends in the body can shadow it. */
-function explainOtherMediaField(mediaType: MediaType, otherFields: readonly string[]) {
-  return (field: string): string | undefined =>
-    otherFields.includes(field)
-      ? `is ${mediaType === 'anime' ? 'a manga' : 'an anime'} field; ${mediaType} entries do not have it`
-      : undefined;
-}
-
-export const ANIME_ONLY_FIELDS = [
-  'episodes_watched',
-  'is_rewatching',
-  'times_rewatched',
-  'rewatch_desire',
-];
-export const MANGA_ONLY_FIELDS = [
-  'chapters_read',
-  'volumes_read',
-  'is_rereading',
-  'times_reread',
-  'reread_desire',
-];
-
 export class PutAnimeRatingDto extends PutRatingDto {
-  static readonly explainUnknownField = explainOtherMediaField('anime', MANGA_ONLY_FIELDS);
-
   @Count("Episodes watched: at most the title's episode count when known, else at most 100000.")
   readonly episodes_watched?: number;
 
@@ -93,8 +68,6 @@ export class PutAnimeRatingDto extends PutRatingDto {
 }
 
 export class PutMangaRatingDto extends PutRatingDto {
-  static readonly explainUnknownField = explainOtherMediaField('manga', ANIME_ONLY_FIELDS);
-
   @Count("Chapters read: at most the title's chapter count when known, else at most 100000.")
   readonly chapters_read?: number;
 

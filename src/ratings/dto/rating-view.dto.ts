@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { RATING_STATUSES, RatingStatus } from '../rating-entry.entity';
 
-/** An entry as read (decisions §7): fields shared by anime and manga. */
+/** An entry as read (contract §7): fields shared by anime and manga. */
 export abstract class RatingView {
   @ApiProperty({ type: 'integer', description: "The title's internal id", example: 12 })
   id: number;

@@ -12,7 +12,7 @@ import {
 
 /**
  * Optional, but not nullable: class-validator's @IsOptional() also lets `null` through, and
- * decisions §6 allows `null` only for the dates.
+ * contract §6 allows `null` only for the dates.
  */
 export function IsOmittable(): PropertyDecorator {
   return ValidateIf((_object: object, value: unknown) => value !== undefined);

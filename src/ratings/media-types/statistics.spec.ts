@@ -1,4 +1,4 @@
-import { roundedMean } from './profile-statistics.service';
+import { roundedMean } from './statistics';
 
 describe('roundedMean', () => {
   it.each([

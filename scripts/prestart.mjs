@@ -1,0 +1,52 @@
+// `npm start` runs this first. With the build's toolchain installed (the TypeScript compiler and
+// the @types packages of devDependencies: a clone after `npm ci`) it builds, so that
+// `npm ci && npm start` serves the current sources. Without it (a production install:
+// `npm ci --omit=dev`, or `npm prune --omit=dev` after building, which may keep `typescript`
+// itself as a peer of typeorm but drops the type packages) it starts the build in dist/ as it is.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const parsed = /** @type {unknown} */ (
+  JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+);
+const pkg = /** @type {{ devDependencies?: Record<string, string> }} */ (parsed);
+const devDependencies = pkg.devDependencies ?? {};
+const toolchain = Object.keys(devDependencies).filter(
+  (name) => name === 'typescript' || name.startsWith('@types/'),
+);
+const require = createRequire(join(root, 'package.json'));
+const missing = toolchain.filter((name) => {
+  try {
+    require.resolve(`${name}/package.json`);
+    return false;
+  } catch {
+    return true;
+  }
+});
+
+if (missing.length === 0) {
+  const build = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs')], {
+    stdio: 'inherit',
+    cwd: root,
+  });
+  process.exit(build.status ?? 1);
+}
+
+if (existsSync(join(root, 'dist', 'main.js'))) {
+  process.stderr.write(
+    `No build toolchain (${missing.join(', ')} not installed: a production install): ` +
+      'starting the build in dist/ as it is.\n',
+  );
+  process.exit(0);
+}
+
+process.stderr.write(
+  'No build in dist/ and no toolchain to make one. Run `npm ci` (devDependencies included) and ' +
+    '`npm run build`, then `npm prune --omit=dev` if you want a production install.\n',
+);
+process.exit(1);

@@ -1,0 +1,22 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/** Unix milliseconds: bigint comes back as a string from mysql2. */
+const MILLISECONDS = {
+  to: (value: number) => value,
+  from: (value: string | number) => Number(value),
+};
+
+/**
+ * When the operator last reset an account's sign-in throttle (`users reset-sign-in`): attempts
+ * counted before then no longer count, on every instance, whichever one holds the counter.
+ */
+@Entity('sign_in_resets')
+@Index('IDX_sign_in_resets_at', ['resetAt'])
+export class SignInReset {
+  /** The account as the throttle counts it (see throttledAccount). */
+  @PrimaryColumn({ type: 'varchar', length: 64 })
+  account: string;
+
+  @Column({ name: 'reset_at', type: 'bigint', transformer: MILLISECONDS })
+  resetAt: number;
+}

@@ -1,0 +1,28 @@
+import { CommandRunner, Option, SubCommand } from 'nest-commander';
+import { UnknownUserError, UsersService } from '../users/users.service';
+import { SignInResets } from './sign-in-resets';
+
+@SubCommand({
+  name: 'reset-sign-in',
+  description:
+    "Reset a user's sign-in throttle (consent page): the attempts counted so far no longer count, on every instance",
+})
+export class ResetSignInCommand extends CommandRunner {
+  constructor(
+    private readonly users: UsersService,
+    private readonly resets: SignInResets,
+  ) {
+    super();
+  }
+
+  async run(_args: string[], options: { name: string }): Promise<void> {
+    if (!(await this.users.findByExactName(options.name))) throw new UnknownUserError(options.name);
+    await this.resets.reset(options.name);
+    process.stdout.write('sign-in throttle reset\n');
+  }
+
+  @Option({ flags: '--name <name>', description: 'Name of the user', required: true })
+  parseName(value: string): string {
+    return value;
+  }
+}

@@ -1,0 +1,330 @@
+import { ChildProcess, execFile, spawn } from 'node:child_process';
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
+import { createConnection } from 'mysql2/promise';
+import { MIGRATIONS } from '../src/database/typeorm-options';
+import { freePort } from './utils/cli';
+import { PrivateMariaDb } from './utils/private-mariadb';
+import { tempDir, testRedisUrl } from './utils/test-services';
+import { sleep } from './utils/wait';
+
+const ROOT = join(__dirname, '..');
+const VERSION = (
+  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;
+
+/** The environment without what the outer `npm run` or a developer's shell set for this run. */
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/^npm_/i.test(key) || /^(DATABASE_URL|REDIS_URL|LOG_LEVEL|PORT|HOST)$/.test(key)) continue;
+    env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+interface Server {
+  child: ChildProcess;
+  /** Complete stdout lines so far. */
+  lines: string[];
+  stderr: () => string;
+}
+
+function startMain(env: Record<string, string>): Server {
+  const child = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], {
+    cwd: ROOT,
+    env: cleanEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  let partial = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    const parts = (partial + chunk.toString()).split('\n');
+    partial = parts.pop() ?? '';
+    lines.push(...parts);
+  });
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return { child, lines, stderr: () => stderr };
+}
+
+/** The ready line, parsed, once the server printed it (or fails saying what it printed). */
+async function readyLine(server: Server, timeoutMs = 60_000): Promise<Record<string, string>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const line = server.lines.find((candidate) => candidate.includes('"context":"Server"'));
+    if (line) return JSON.parse(line) as Record<string, string>;
+    if (server.child.exitCode !== null || Date.now() > deadline) {
+      throw new Error(
+        `no ready line; stdout:\n${server.lines.join('\n')}\nstderr:\n${server.stderr()}`,
+      );
+    }
+    await sleep(50);
+  }
+}
+
+async function stop(server: Server): Promise<void> {
+  const { child } = server;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+describe('starting the server', () => {
+  describe('npm start and npm run build in a copy of the project', () => {
+    let project: string;
+    /** PATH without any folder that holds a `tsc` (node_modules/.bin of this checkout, say). */
+    const pathWithoutTsc = (process.env.PATH ?? '')
+      .split(delimiter)
+      .filter((dir) => dir !== '' && !existsSync(join(dir, 'tsc')))
+      .join(delimiter);
+
+    /** `npm ARGS` in the copy, as an operator would run it there. */
+    const npm = (...args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile(
+          'npm',
+          [...args, '--silent'],
+          { cwd: project, env: cleanEnv({ PATH: pathWithoutTsc }), timeout: 240_000 },
+          (error, stdout, stderr) => {
+            const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+            resolve({ code, stdout, stderr });
+          },
+        );
+      });
+
+    const write = (path: string, text: string) => {
+      mkdirSync(dirname(join(project, path)), { recursive: true });
+      writeFileSync(join(project, path), text);
+    };
+
+    /** What a clone holds after `npm ci`: the sources, and this checkout's node_modules. */
+    const asClone = () => {
+      cpSync(join(ROOT, 'src'), join(project, 'src'), { recursive: true });
+      for (const file of ['tsconfig.json', 'tsconfig.build.json']) {
+        copyFileSync(join(ROOT, file), join(project, file));
+      }
+      symlinkSync(realpathSync(join(ROOT, 'node_modules')), join(project, 'node_modules'), 'dir');
+    };
+
+    beforeEach(() => {
+      // package.json and its scripts, and a build in dist/ that says it ran.
+      project = tempDir('ratings-npm-start-');
+      copyFileSync(join(ROOT, 'package.json'), join(project, 'package.json'));
+      cpSync(join(ROOT, 'scripts'), join(project, 'scripts'), { recursive: true });
+      write('dist/main.js', "console.log('the build in dist/ started');\n");
+    });
+
+    afterEach(() => rmSync(project, { recursive: true, force: true }));
+
+    it('after npm prune --omit=dev (typescript kept as a peer, the @types gone), starts dist/ as it is', async () => {
+      // A compiler that would wreck dist/ if it ran, where `npm prune --omit=dev` leaves the real
+      // one (a peer of typeorm and cosmiconfig).
+      write('node_modules/typescript/package.json', '{"name":"typescript","version":"5.9.3"}\n');
+      write('node_modules/.bin/tsc', '#!/bin/sh\nrm -rf dist\nexit 1\n');
+      chmodSync(join(project, 'node_modules', '.bin', 'tsc'), 0o755);
+      const result = await npm('start');
+      expect(result).toEqual(
+        expect.objectContaining({ code: 0, stdout: 'the build in dist/ started\n' }),
+      );
+      expect(result.stderr).toMatch(/No build toolchain \(@types\/.* not installed/);
+      expect(readFileSync(join(project, 'dist', 'main.js'), 'utf8')).toMatch(/started/);
+    });
+
+    it('with neither a toolchain nor a build, exits non-zero saying how to make one', async () => {
+      rmSync(join(project, 'dist'), { recursive: true });
+      const result = await npm('start');
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toMatch(/No build in dist\/ and no toolchain/);
+      expect(result.stderr).toMatch(/npm run build/);
+    });
+
+    it('in a clone after npm ci, builds the sources afresh and serves them (README: npm ci && npm start)', async () => {
+      asClone();
+      const port = await freePort();
+      const child = spawn('npm', ['start', '--silent'], {
+        cwd: project,
+        env: cleanEnv({ PATH: pathWithoutTsc, PORT: String(port), HOST: '127.0.0.1' }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
+      let stderr = '';
+      let partial = '';
+      const server: Server = { child, lines: [], stderr: () => stderr };
+      child.stdout?.on('data', (chunk: Buffer) => {
+        const parts = (partial + chunk.toString()).split('\n');
+        partial = parts.pop() ?? '';
+        server.lines.push(...parts);
+      });
+      child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      try {
+        const line = await readyLine(server, 240_000);
+        // No DATABASE_URL: the default file, in the package's folder.
+        expect(line.database).toBe(`SQLite ${join(project, 'data', 'ratings.sqlite')}`);
+        expect(server.lines.join('\n')).not.toContain('the build in dist/ started');
+        expect((await fetch(`http://127.0.0.1:${port}/health/ready`)).status).toBe(200);
+      } finally {
+        // npm and the server it started: the process group.
+        if (child.pid) process.kill(-child.pid, 'SIGTERM');
+        if (child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve));
+      }
+    }, 300_000);
+
+    it('a build that fails leaves the previous dist/ as it was', async () => {
+      asClone();
+      write('src/main.ts', "const port: number = 'not a number';\nexport default port;\n");
+      const result = await npm('run', 'build');
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toMatch(/The build failed: dist\/ is left as it was/);
+      expect(readFileSync(join(project, 'dist', 'main.js'), 'utf8')).toMatch(/started/);
+      expect(existsSync(join(project, 'dist.next'))).toBe(false);
+    }, 300_000);
+  });
+
+  describe('the ready line of node dist/main.js', () => {
+    let server: Server | undefined;
+
+    afterEach(async () => {
+      if (server) await stop(server);
+      server = undefined;
+    });
+
+    it('is the one line printed at start-up: URL, database kind and location, Redis, version', async () => {
+      const port = await freePort();
+      server = startMain({
+        DATABASE_URL: process.env.E2E_DATABASE_URL!,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+      });
+      const line = await readyLine(server);
+      const url = `http://127.0.0.1:${port}`;
+      const database = process.env.E2E_DATABASE_URL!.startsWith('sqlite:')
+        ? `SQLite ${process.env.E2E_DATABASE_URL!.slice('sqlite:'.length)}`
+        : `MySQL/MariaDB ${process.env.E2E_DATABASE_URL}`;
+      expect(line).toEqual(
+        expect.objectContaining({
+          level: 30,
+          url,
+          database,
+          redis: 'off',
+          version: VERSION,
+          msg: `Ready on ${url} (listening on 127.0.0.1:${port}); database: ${database}; Redis: off; version ${VERSION}`,
+        }),
+      );
+      // Nothing before it at the default level: Nest's module and route lines are debug.
+      expect(server.lines[0]).toContain('"context":"Server"');
+      expect((await fetch(`${url}/health/ready`)).status).toBe(200);
+    });
+
+    it('is printed at any LOG_LEVEL, and names the Redis in use', async () => {
+      const port = await freePort();
+      server = startMain({
+        DATABASE_URL: process.env.E2E_DATABASE_URL!,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        LOG_LEVEL: 'error',
+        REDIS_URL: testRedisUrl(),
+      });
+      const line = await readyLine(server);
+      expect(line.redis).toBe(`on ${testRedisUrl()}`);
+      expect(line.msg).toContain(`Redis: on ${testRedisUrl()};`);
+    });
+  });
+
+  /**
+   * contract §16: migrations under GET_LOCK. MariaDB-only by nature, so on a MariaDB server of the
+   * test's own (as the database-fault spec does), whichever database the rest of the suite uses.
+   */
+  describe('two instances starting at once on a fresh MariaDB database', () => {
+    const PASSWORD = 'ready-line-must-not-show-this';
+    let db: PrivateMariaDb;
+    const servers: Server[] = [];
+
+    beforeAll(async () => {
+      db = await PrivateMariaDb.start();
+      const root = await createConnection({ host: '127.0.0.1', port: db.port, user: 'root' });
+      await root.query(`CREATE USER 'ratings'@'127.0.0.1' IDENTIFIED BY '${PASSWORD}'`);
+      await root.query(`GRANT ALL ON ratings.* TO 'ratings'@'127.0.0.1'`);
+      await root.end();
+    }, 120_000);
+
+    afterAll(async () => {
+      await Promise.all(servers.map(stop));
+      await db?.destroy();
+    });
+
+    it('wait for the migration lock, then apply each migration once; neither shows the password', async () => {
+      const url = `mysql://ratings:${PASSWORD}@127.0.0.1:${db.port}/ratings`;
+      const root = await createConnection({
+        host: '127.0.0.1',
+        port: db.port,
+        user: 'root',
+        database: 'ratings',
+      });
+      try {
+        // Holding the lock as a migrating instance would, so that both arrive while it is taken.
+        const lockName = "LEFT(CONCAT('ratings-migrations:', DATABASE()), 64)";
+        await root.query(`SELECT GET_LOCK(${lockName}, 0)`);
+        const ports = [await freePort(), await freePort()];
+        for (const port of ports) {
+          servers.push(
+            startMain({
+              DATABASE_URL: url,
+              HOST: '127.0.0.1',
+              PORT: String(port),
+              LOG_LEVEL: 'warn',
+            }),
+          );
+        }
+        const waiting = async () => {
+          const [rows] = await root.query(
+            "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE 'SELECT GET_LOCK(%'",
+          );
+          return Number((rows as { n: number }[])[0].n);
+        };
+        for (let i = 0; i < 600 && (await waiting()) < 2; i++) {
+          await sleep(100);
+        }
+        expect(await waiting()).toBe(2);
+        expect(servers.map((server) => server.lines.length)).toEqual([0, 0]);
+        const [tables] = await root.query("SHOW TABLES LIKE 'migrations'");
+        expect(tables).toEqual([]);
+
+        await root.query(`SELECT RELEASE_LOCK(${lockName})`);
+        const lines = await Promise.all(servers.map((server) => readyLine(server, 120_000)));
+        for (const [i, line] of lines.entries()) {
+          expect(line.database).toBe(
+            `MySQL/MariaDB mysql://ratings:***@127.0.0.1:${db.port}/ratings`,
+          );
+          expect(line.url).toBe(`http://127.0.0.1:${ports[i]}`);
+          expect(servers[i].lines.join('\n') + servers[i].stderr()).not.toContain(PASSWORD);
+          expect((await fetch(`${line.url}/health/ready`)).status).toBe(200);
+        }
+
+        const [rows] = await root.query(
+          'SELECT name, COUNT(*) AS times FROM migrations GROUP BY name ORDER BY name',
+        );
+        const applied = rows as { name: string; times: number }[];
+        expect(applied.map((row) => Number(row.times))).toEqual(MIGRATIONS.map(() => 1));
+        expect(applied.map((row) => row.name).sort()).toEqual(
+          MIGRATIONS.map((migration) => migration.name).sort(),
+        );
+      } finally {
+        await root.end();
+      }
+    }, 180_000);
+  });
+});
