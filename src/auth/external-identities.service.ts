@@ -4,6 +4,7 @@ import { DataSource, EntityManager, Repository } from 'typeorm';
 import { nowToTheSecond } from '../common/timestamps';
 import { isDeadlock, isUniqueViolation } from '../database/errors';
 import { rawUtcDate } from '../database/raw-values';
+import { runTransaction } from '../database/transactions';
 import { isValidUserName, UsersService } from '../users/users.service';
 import { BlockedExternalIdentity } from './blocked-external-identity.entity';
 import { ExternalIdentity } from './external-identity.entity';
@@ -59,7 +60,7 @@ export class ExternalIdentitiesService {
       if (known) return known;
       if (await this.blocked.existsBy({ issuer, subject })) return null;
       try {
-        await this.dataSource.transaction(async (manager) => {
+        await runTransaction(this.dataSource, async (manager) => {
           const user = await this.users.createWithFreeName(manager, userNameFrom(names));
           await manager.insert(ExternalIdentity, {
             issuer,

@@ -5,6 +5,7 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DatabaseAvailability } from './database-availability.service';
 import { runMigrationsUnderLock } from './migration-lock';
+import { queueSqliteStatements } from './transactions';
 import { buildTypeOrmOptions, EntityList } from './typeorm-options';
 
 /** Connects and applies pending migrations at start-up (contract §9, §16). */
@@ -31,7 +32,9 @@ export class DatabaseModule {
           }),
           dataSourceFactory: async (options) => {
             await runMigrationsUnderLock(options as DataSourceOptions);
-            return new DataSource(options as DataSourceOptions).initialize();
+            const dataSource = await new DataSource(options as DataSourceOptions).initialize();
+            queueSqliteStatements(dataSource);
+            return dataSource;
           },
         }),
       ],

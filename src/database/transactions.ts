@@ -1,13 +1,20 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import { isDeadlock } from './errors';
 
-const sqliteGates = new WeakMap<DataSource, Promise<unknown>>();
 const DEADLOCK_ATTEMPTS = 5;
+
+/** The SQLite connection's queue: each transaction, and each statement outside one, in turn. */
+const sqliteGates = new WeakMap<DataSource, Promise<unknown>>();
+/** The SQLite transaction a piece of work runs in, while that transaction is open. */
+const openTransaction = new AsyncLocalStorage<{ open: boolean }>();
 
 /**
  * Runs `work` in one transaction and commits it, or rolls it back when `work` throws.
  *
  * SQLite: the process has a single connection, on which two open transactions would interleave
- * ("cannot start a transaction within a transaction"), so transactions run one at a time here.
+ * ("cannot start a transaction within a transaction"), so transactions run one at a time here,
+ * and statements from outside a transaction wait for it (see `queueSqliteStatements`).
  * MySQL/MariaDB: a transaction that InnoDB picks as a deadlock victim is run again from the start
  * (its work was rolled back), so a race between writers never surfaces as an error.
  *
@@ -18,19 +25,44 @@ export function runTransaction<T>(
   work: (manager: EntityManager) => Promise<T>,
 ): Promise<T> {
   if (isSqlite(dataSource)) {
-    const previous = sqliteGates.get(dataSource) ?? Promise.resolve();
-    const result = previous.then(() => dataSource.transaction(work));
-    sqliteGates.set(
-      dataSource,
-      result.catch(() => undefined),
-    );
-    return result;
+    return inSqliteTurn(dataSource, () => {
+      const transaction = { open: true };
+      return openTransaction
+        .run(transaction, () => dataSource.transaction(work))
+        .finally(() => (transaction.open = false));
+    });
   }
   return withDeadlockRetry(() => dataSource.transaction(work));
 }
 
+/**
+ * SQLite: makes a statement issued outside `runTransaction` (a purge, a token insert) wait
+ * until the open transaction ends, instead of running on the shared connection inside it, where
+ * it would hold that transaction's locks and be rolled back with it. TypeORM has no hook for
+ * this, so the connection's one query runner is wrapped; call once, right after initialising.
+ */
+export function queueSqliteStatements(dataSource: DataSource): void {
+  if (!isSqlite(dataSource)) return;
+  const runner: QueryRunner = dataSource.driver.createQueryRunner('master');
+  const query = runner.query.bind(runner) as (...args: unknown[]) => Promise<unknown>;
+  runner.query = ((...args: unknown[]) =>
+    openTransaction.getStore()?.open
+      ? query(...args)
+      : inSqliteTurn(dataSource, () => query(...args))) as QueryRunner['query'];
+}
+
 export function isSqlite(dataSource: DataSource): boolean {
   return dataSource.options.type === 'better-sqlite3';
+}
+
+function inSqliteTurn<T>(dataSource: DataSource, run: () => Promise<T>): Promise<T> {
+  const previous = sqliteGates.get(dataSource) ?? Promise.resolve();
+  const result = previous.then(run);
+  sqliteGates.set(
+    dataSource,
+    result.catch(() => undefined),
+  );
+  return result;
 }
 
 async function withDeadlockRetry<T>(run: () => Promise<T>): Promise<T> {
@@ -41,11 +73,4 @@ async function withDeadlockRetry<T>(run: () => Promise<T>): Promise<T> {
       if (attempt >= DEADLOCK_ATTEMPTS || !isDeadlock(error)) throw error;
     }
   }
-}
-
-function isDeadlock(error: unknown): boolean {
-  const code =
-    (error as { driverError?: { code?: unknown } } | null)?.driverError?.code ??
-    (error as { code?: unknown } | null)?.code;
-  return code === 'ER_LOCK_DEADLOCK';
 }

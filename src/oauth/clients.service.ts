@@ -46,6 +46,7 @@ export class ClientsService {
         redirectUris: [...new Set(input.redirectUris)],
         createdAt: nowToTheSecond(),
       }),
+      { transaction: false },
     );
     return { client, secret };
   }

@@ -79,6 +79,7 @@ export class UsersService {
     try {
       const user = await this.users.save(
         this.users.create({ name, createdAt: nowToTheSecond(), passwordHash }),
+        { transaction: false },
       );
       delete user.passwordHash;
       return user;
