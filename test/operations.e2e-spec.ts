@@ -8,6 +8,9 @@ import { sleep } from './utils/wait';
 import { DataSource } from 'typeorm';
 import { createHash, randomBytes } from 'node:crypto';
 import { AccessToken } from '../src/auth/access-token.entity';
+import { IpDenial } from '../src/auth/ip-denial.entity';
+import { SignInReset } from '../src/oauth/entities/sign-in-reset.entity';
+import { LOGIN_THROTTLE } from '../src/oauth/login-throttle.service';
 import { PurgeRunner } from '../src/purges/purge-runner.service';
 import { createUser, issueToken } from './factories';
 
@@ -260,6 +263,27 @@ describe('operations (contract §16)', () => {
       ).text;
       const families = parsePrometheusTextFormat(text);
       expect(sample(families, 'purged_rows_total', { kind: 'access_tokens' })).toBe(1005);
+    });
+
+    it('removes ended IP denials and sign-in resets older than a throttle window, keeps the others', async () => {
+      const now = Date.now();
+      const window = LOGIN_THROTTLE.account.windowSeconds * 1000;
+      const dataSource = app.get(DataSource);
+      await dataSource.getRepository(IpDenial).insert([
+        { address: '203.0.113.1', deniedAt: now - 120_000, deniedUntil: now - 60_000 },
+        { address: '203.0.113.2', deniedAt: now - 60_000, deniedUntil: now + 60_000 },
+      ]);
+      await dataSource.getRepository(SignInReset).insert([
+        { account: 'old', resetAt: now - window - 60_000 },
+        { account: 'recent', resetAt: now - window + 60_000 },
+      ]);
+
+      const purged = await app.get(PurgeRunner).runOnce();
+      expect(purged).toMatchObject({ ip_denials: 1, sign_in_resets: 1 });
+      const denials = await dataSource.getRepository(IpDenial).find();
+      expect(denials.map((row) => row.address)).toEqual(['203.0.113.2']);
+      const resets = await dataSource.getRepository(SignInReset).find();
+      expect(resets.map((row) => row.account)).toEqual(['recent']);
     });
 
     it('runs on one instance at a time: not while another holds the lease', async () => {

@@ -1,9 +1,8 @@
-import { Injectable, OnModuleInit, Optional } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { isIPv4 } from 'node:net';
-import { In, LessThan, MoreThan, Repository } from 'typeorm';
+import { In, MoreThan, Repository } from 'typeorm';
 import { toIsoSeconds } from '../common/timestamps';
-import { PurgeRegistry } from '../purges/purge-registry';
 import { IpDenial } from './ip-denial.entity';
 
 /** A denial as `denials list` shows it. */
@@ -18,28 +17,8 @@ export interface ListedDenial {
  * IP-denial guard only for an address its counters say is denied, lifted by the CLI.
  */
 @Injectable()
-export class IpDenialRecords implements OnModuleInit {
-  constructor(
-    @InjectRepository(IpDenial) private readonly denials: Repository<IpDenial>,
-    // Absent in the CLI, which runs no purges.
-    @Optional() private readonly registry?: PurgeRegistry,
-  ) {}
-
-  onModuleInit(): void {
-    this.registry?.register({
-      kind: 'ip_denials',
-      purgeBatch: async (now, limit) => {
-        const ended = await this.denials.find({
-          select: { address: true },
-          where: { deniedUntil: LessThan(now.getTime()) },
-          order: { deniedUntil: 'ASC' },
-          take: limit,
-        });
-        if (ended.length > 0) await this.denials.delete(ended.map((row) => row.address));
-        return ended.length;
-      },
-    });
-  }
+export class IpDenialRecords {
+  constructor(@InjectRepository(IpDenial) private readonly denials: Repository<IpDenial>) {}
 
   async record(address: string, deniedAt: number, deniedUntil: number): Promise<void> {
     await this.denials.upsert({ address, deniedAt, deniedUntil }, ['address']);

@@ -1,8 +1,8 @@
-import { AccessTokenPurge } from './access-token-purge';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { expiringRowsPurge } from '../purges/purge-registry';
 import { UsersModule } from '../users/users.module';
 import { AccessTokenVerifier } from './access-token-verifier';
 import { AccessToken } from './access-token.entity';
@@ -19,7 +19,8 @@ import { TokensService } from './tokens.service';
     TypeOrmModule.forFeature([AccessToken, ExternalIdentity, BlockedExternalIdentity]),
   ],
   providers: [
-    AccessTokenPurge,
+    // Expired tokens answer 401 whether stored or not (contract §16).
+    expiringRowsPurge(AccessToken, 'access_tokens', 'expiresAt', (now) => now),
     TokensService,
     ExternalIdentitiesService,
     OpaqueTokenVerifier,

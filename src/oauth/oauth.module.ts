@@ -1,7 +1,7 @@
-import { OAuthPurges } from './oauth-purges';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { TokensModule } from '../auth/tokens.module';
+import { expiringRowsPurge } from '../purges/purge-registry';
 import { UsersModule } from '../users/users.module';
 import { AuthorizationService } from './authorization.service';
 import { AuthorizeController } from './authorize.controller';
@@ -39,7 +39,8 @@ import { TokenLifecycleService } from './token-lifecycle.service';
     AuthorizationService,
     TokenLifecycleService,
     LoginThrottleService,
-    OAuthPurges,
+    expiringRowsPurge(AuthorizationCode, 'oauth_authorization_codes', 'expiresAt', (now) => now),
+    expiringRowsPurge(RefreshToken, 'oauth_refresh_tokens', 'expiresAt', (now) => now),
   ],
 })
 export class OAuthModule {}
