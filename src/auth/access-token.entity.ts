@@ -1,4 +1,5 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { BelongsTo, DateTimeColumn } from '../database/columns';
 import { User } from '../users/user.entity';
 
 @Entity('access_tokens')
@@ -16,8 +17,7 @@ export class AccessToken {
   @Column({ name: 'user_id', type: 'int' })
   userId: number;
 
-  @ManyToOne(() => User, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'user_id' })
+  @BelongsTo(() => User, 'user_id')
   user?: User;
 
   /** Space-separated scope names, as in OAuth 2.0. */
@@ -35,12 +35,12 @@ export class AccessToken {
   @Column({ name: 'grant_id', type: 'int', nullable: true })
   grantId: number | null;
 
-  @Column({ name: 'created_at', type: 'datetime' })
+  @DateTimeColumn('created_at')
   createdAt: Date;
 
-  @Column({ name: 'expires_at', type: 'datetime' })
+  @DateTimeColumn('expires_at')
   expiresAt: Date;
 
-  @Column({ name: 'revoked_at', type: 'datetime', nullable: true })
+  @DateTimeColumn('revoked_at', { nullable: true })
   revokedAt: Date | null;
 }

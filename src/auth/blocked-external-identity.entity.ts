@@ -1,4 +1,5 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Entity, PrimaryColumn } from 'typeorm';
+import { DateTimeColumn } from '../database/columns';
 
 /**
  * A pair (`iss`, `sub`) whose local user was deleted: its tokens are refused instead of creating
@@ -12,6 +13,6 @@ export class BlockedExternalIdentity {
   @PrimaryColumn({ type: 'varchar', length: 255 })
   subject: string;
 
-  @Column({ name: 'blocked_at', type: 'datetime' })
+  @DateTimeColumn('blocked_at')
   blockedAt: Date;
 }

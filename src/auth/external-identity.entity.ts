@@ -1,4 +1,5 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { BelongsTo, DateTimeColumn } from '../database/columns';
 import { User } from '../users/user.entity';
 
 /**
@@ -21,14 +22,13 @@ export class ExternalIdentity {
   @Column({ name: 'user_id', type: 'int' })
   userId: number;
 
-  @ManyToOne(() => User, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'user_id' })
+  @BelongsTo(() => User, 'user_id')
   user?: User;
 
-  @Column({ name: 'created_at', type: 'datetime' })
+  @DateTimeColumn('created_at')
   createdAt: Date;
 
   /** Set by `tokens revoke --user`: JWTs issued (`iat`) before it are refused. */
-  @Column({ name: 'tokens_revoked_before', type: 'datetime', nullable: true })
+  @DateTimeColumn('tokens_revoked_before', { nullable: true })
   tokensRevokedBefore: Date | null;
 }

@@ -1,10 +1,5 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-
-/** Unix milliseconds: bigint comes back as a string from mysql2. */
-const MILLISECONDS = {
-  to: (value: number) => value,
-  from: (value: string | number) => Number(value),
-};
+import { Entity, Index, PrimaryColumn } from 'typeorm';
+import { MillisecondsColumn } from '../database/columns';
 
 /**
  * A temporary denial of a client address (contract §4), recorded when it starts so that the CLI
@@ -17,9 +12,9 @@ export class IpDenial {
   @PrimaryColumn({ type: 'varchar', length: 64 })
   address: string;
 
-  @Column({ name: 'denied_at', type: 'bigint', transformer: MILLISECONDS })
+  @MillisecondsColumn('denied_at')
   deniedAt: number;
 
-  @Column({ name: 'denied_until', type: 'bigint', transformer: MILLISECONDS })
+  @MillisecondsColumn('denied_until')
   deniedUntil: number;
 }

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { DateTimeColumn } from '../database/columns';
 
 /** Who runs the purges now: one instance at a time (contract §16). */
 @Entity('purge_leases')
@@ -9,6 +10,6 @@ export class PurgeLease {
   @Column({ type: 'varchar', length: 64, nullable: true })
   holder: string | null;
 
-  @Column({ name: 'expires_at', type: 'datetime' })
+  @DateTimeColumn('expires_at')
   expiresAt: Date;
 }

@@ -1,4 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { DateTimeColumn } from '../database/columns';
 import type { MediaType } from '../common/media-type';
 
 export const RATING_STATUSES = [
@@ -76,10 +77,10 @@ export class RatingEntry {
   @Column({ type: 'smallint' })
   priority: number;
 
-  @Column({ name: 'created_at', type: 'datetime' })
+  @DateTimeColumn('created_at')
   createdAt: Date;
 
-  @Column({ name: 'updated_at', type: 'datetime' })
+  @DateTimeColumn('updated_at')
   updatedAt: Date;
 
   /** The revision of the write that last wrote this entry (see RatingRevision). */

@@ -1,4 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { DateTimeColumn } from '../database/columns';
 import type { MediaType } from '../common/media-type';
 
 /**
@@ -26,6 +27,6 @@ export class SyncDeletion {
   @Column({ type: 'int' })
   revision: number;
 
-  @Column({ name: 'deleted_at', type: 'datetime' })
+  @DateTimeColumn('deleted_at')
   deletedAt: Date;
 }

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { DateTimeColumn } from '../database/columns';
 
 /** A receiver of rating events, managed with the `webhooks` CLI (contract §15). */
 @Entity('webhooks')
@@ -17,6 +18,6 @@ export class Webhook {
   @Column({ type: 'varchar', length: 64 })
   secret: string;
 
-  @Column({ name: 'created_at', type: 'datetime' })
+  @DateTimeColumn('created_at')
   createdAt: Date;
 }

@@ -1,4 +1,5 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { BelongsTo, DateTimeColumn } from '../../database/columns';
 import { OAuthGrant } from './oauth-grant.entity';
 
 @Entity('oauth_authorization_codes')
@@ -15,8 +16,7 @@ export class AuthorizationCode {
   @Column({ name: 'grant_id', type: 'int' })
   grantId: number;
 
-  @ManyToOne(() => OAuthGrant, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'grant_id' })
+  @BelongsTo(() => OAuthGrant, 'grant_id')
   grant?: OAuthGrant;
 
   @Column({ name: 'redirect_uri', type: 'varchar', length: 2048 })
@@ -33,13 +33,13 @@ export class AuthorizationCode {
   @Column({ name: 'code_challenge_method', type: 'varchar', length: 10 })
   codeChallengeMethod: string;
 
-  @Column({ name: 'created_at', type: 'datetime' })
+  @DateTimeColumn('created_at')
   createdAt: Date;
 
-  @Column({ name: 'expires_at', type: 'datetime' })
+  @DateTimeColumn('expires_at')
   expiresAt: Date;
 
   /** Set by the one exchange a code allows. */
-  @Column({ name: 'used_at', type: 'datetime', nullable: true })
+  @DateTimeColumn('used_at', { nullable: true })
   usedAt: Date | null;
 }

@@ -1,4 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { DateTimeColumn } from '../../database/columns';
 
 /** An application registered with `clients create`. */
 @Entity('oauth_clients')
@@ -22,6 +23,6 @@ export class OAuthClient {
   @Column({ name: 'redirect_uris', type: 'simple-json' })
   redirectUris: string[];
 
-  @Column({ name: 'created_at', type: 'datetime' })
+  @DateTimeColumn('created_at')
   createdAt: Date;
 }

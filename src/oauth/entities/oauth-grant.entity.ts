@@ -1,4 +1,5 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { BelongsTo, DateTimeColumn } from '../../database/columns';
 import { User } from '../../users/user.entity';
 import { OAuthClient } from './oauth-client.entity';
 
@@ -17,20 +18,18 @@ export class OAuthGrant {
   @Column({ name: 'oauth_client_id', type: 'int' })
   oauthClientId: number;
 
-  @ManyToOne(() => OAuthClient, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'oauth_client_id' })
+  @BelongsTo(() => OAuthClient, 'oauth_client_id')
   client?: OAuthClient;
 
   @Column({ name: 'user_id', type: 'int' })
   userId: number;
 
-  @ManyToOne(() => User, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'user_id' })
+  @BelongsTo(() => User, 'user_id')
   user?: User;
 
-  @Column({ name: 'created_at', type: 'datetime' })
+  @DateTimeColumn('created_at')
   createdAt: Date;
 
-  @Column({ name: 'revoked_at', type: 'datetime', nullable: true })
+  @DateTimeColumn('revoked_at', { nullable: true })
   revokedAt: Date | null;
 }

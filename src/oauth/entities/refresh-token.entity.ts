@@ -1,4 +1,5 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { BelongsTo, DateTimeColumn } from '../../database/columns';
 import { OAuthGrant } from './oauth-grant.entity';
 
 @Entity('oauth_refresh_tokens')
@@ -15,23 +16,22 @@ export class RefreshToken {
   @Column({ name: 'grant_id', type: 'int' })
   grantId: number;
 
-  @ManyToOne(() => OAuthGrant, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'grant_id' })
+  @BelongsTo(() => OAuthGrant, 'grant_id')
   grant?: OAuthGrant;
 
   @Column({ type: 'varchar', length: 255 })
   scopes: string;
 
-  @Column({ name: 'created_at', type: 'datetime' })
+  @DateTimeColumn('created_at')
   createdAt: Date;
 
-  @Column({ name: 'expires_at', type: 'datetime' })
+  @DateTimeColumn('expires_at')
   expiresAt: Date;
 
   /** Set when the token was exchanged for its successor: presenting it again is reuse. */
-  @Column({ name: 'rotated_at', type: 'datetime', nullable: true })
+  @DateTimeColumn('rotated_at', { nullable: true })
   rotatedAt: Date | null;
 
-  @Column({ name: 'revoked_at', type: 'datetime', nullable: true })
+  @DateTimeColumn('revoked_at', { nullable: true })
   revokedAt: Date | null;
 }

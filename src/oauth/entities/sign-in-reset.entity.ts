@@ -1,10 +1,5 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-
-/** Unix milliseconds: bigint comes back as a string from mysql2. */
-const MILLISECONDS = {
-  to: (value: number) => value,
-  from: (value: string | number) => Number(value),
-};
+import { Entity, Index, PrimaryColumn } from 'typeorm';
+import { MillisecondsColumn } from '../../database/columns';
 
 /**
  * When the operator last reset an account's sign-in throttle (`users reset-sign-in`): attempts
@@ -17,6 +12,6 @@ export class SignInReset {
   @PrimaryColumn({ type: 'varchar', length: 64 })
   account: string;
 
-  @Column({ name: 'reset_at', type: 'bigint', transformer: MILLISECONDS })
+  @MillisecondsColumn('reset_at')
   resetAt: number;
 }
