@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, IsNull, Repository } from 'typeorm';
+import { EntityManager, FindOptionsRelations, FindOptionsWhere, IsNull, Repository } from 'typeorm';
 import { hashToken, TokensService } from '../auth/tokens.service';
 import { nowToTheSecond } from '../common/timestamps';
 import { AuthorizationCode } from './entities/authorization-code.entity';
@@ -41,10 +41,20 @@ export interface AuthorizedClient {
 }
 
 /** With its grant, the grant's client and user loaded. */
-export type LoadedCode = AuthorizationCode & { grant: Required<OAuthGrant> };
-export type LoadedRefreshToken = RefreshToken & { grant: Required<OAuthGrant> };
+type WithGrant<T> = T & { grant: Required<OAuthGrant> };
+export type LoadedCode = WithGrant<AuthorizationCode>;
+export type LoadedRefreshToken = WithGrant<RefreshToken>;
 
-const WITH_GRANT = { grant: { client: true, user: true } } as const;
+/** The code or refresh token `where` finds, with its grant's client and user. */
+function withGrant<T extends AuthorizationCode | RefreshToken>(
+  repository: Repository<T>,
+  where: FindOptionsWhere<T>,
+): Promise<WithGrant<T> | null> {
+  return repository.findOne({
+    where,
+    relations: { grant: { client: true, user: true } } as FindOptionsRelations<T>,
+  }) as Promise<WithGrant<T> | null>;
+}
 
 /** The column value of a scope list, each scope once. */
 const scopeColumn = (scopes: readonly string[]) => [...new Set(scopes)].join(' ');
@@ -189,10 +199,7 @@ export class GrantsService {
   }
 
   findCode(code: string): Promise<LoadedCode | null> {
-    return this.codes.findOne({
-      where: { codeHash: hashToken(code) },
-      relations: WITH_GRANT,
-    }) as Promise<LoadedCode | null>;
+    return withGrant(this.codes, { codeHash: hashToken(code) });
   }
 
   /** Marks the code used; false when it already was (a concurrent exchange won). */
@@ -245,10 +252,7 @@ export class GrantsService {
   }
 
   findRefreshToken(token: string): Promise<LoadedRefreshToken | null> {
-    return this.refreshTokens.findOne({
-      where: { tokenHash: hashToken(token) },
-      relations: WITH_GRANT,
-    }) as Promise<LoadedRefreshToken | null>;
+    return withGrant(this.refreshTokens, { tokenHash: hashToken(token) });
   }
 
   /** Marks the refresh token as exchanged; false when it already was, or was revoked. */

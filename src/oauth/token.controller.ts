@@ -113,11 +113,7 @@ export class TokenController {
   })
   @ApiOAuthErrors()
   async revoke(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const form = formOf(request);
-    const client = await this.lifecycle.authenticateClient(request.headers.authorization, form, {
-      allowPublic: true,
-    });
-    const { token, hint } = tokenParams(form);
+    const { client, token, hint } = await this.tokenAction(request, true);
     await this.lifecycle.revoke(client, token, hint);
     sendOAuthJson(reply, 200, {});
   }
@@ -133,12 +129,17 @@ export class TokenController {
   @ApiOkResponse({ type: IntrospectionResponseDto })
   @ApiOAuthErrors()
   async introspect(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const form = formOf(request);
-    const client = await this.lifecycle.authenticateClient(request.headers.authorization, form, {
-      allowPublic: false,
-    });
-    const { token, hint } = tokenParams(form);
+    const { client, token, hint } = await this.tokenAction(request, false);
     const answer = await this.lifecycle.introspect(client, token, hint, issuerOf(request));
     sendOAuthJson(reply, 200, answer);
+  }
+
+  /** The client, authenticated, and the token a revocation or introspection request names. */
+  private async tokenAction(request: FastifyRequest, allowPublic: boolean) {
+    const form = formOf(request);
+    const client = await this.lifecycle.authenticateClient(request.headers.authorization, form, {
+      allowPublic,
+    });
+    return { client, ...tokenParams(form) };
   }
 }
