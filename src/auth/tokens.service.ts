@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { hash, randomBytes } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { EntityManager, IsNull, Repository } from 'typeorm';
+import { randomBase64Url } from '../common/random-string';
 import { nowToTheSecond } from '../common/timestamps';
 import { rawUtcDate } from '../database/raw-values';
 import { selectFirst } from '../database/select-arrays';
@@ -21,7 +22,7 @@ export function hashToken(token: string): string {
 
 /** 32 bytes = 256 bits from the CSPRNG (contract §4), base64url: 43 characters. */
 export function generateOpaqueToken(): string {
-  return randomBytes(32).toString('base64url');
+  return randomBase64Url(32);
 }
 
 /** What is stored about an access token, for OAuth introspection and revocation (RFC 7662, 7009). */

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { EntityManager, Repository } from 'typeorm';
 import { hashToken } from '../auth/tokens.service';
+import { randomBase64Url } from '../common/random-string';
 import { nowToTheSecond } from '../common/timestamps';
 import { OAuthClient } from './entities/oauth-client.entity';
 import { redirectUriProblem } from './redirect-uri';
@@ -40,7 +41,7 @@ export class ClientsService {
     const secret = input.isPublic ? null : randomBytes(32).toString('base64url');
     const client = await this.clients.save(
       this.clients.create({
-        clientId: randomBytes(16).toString('base64url'),
+        clientId: randomBase64Url(16),
         name,
         secretHash: secret === null ? null : hashToken(secret),
         redirectUris: [...new Set(input.redirectUris)],
