@@ -1,10 +1,9 @@
-import { Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Post, Req, RequestMethod, Res } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import {
   ApiBadRequestResponse,
   ApiBody,
   ApiConsumes,
-  ApiExcludeController,
   ApiHeader,
   ApiOkResponse,
   ApiOperation,
@@ -16,10 +15,11 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
-import { Authenticated, CurrentUser, Scopes } from '../auth/auth.decorators';
+import { CurrentUser, Scopes } from '../auth/auth.decorators';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { SCOPES } from '../auth/scopes';
-import { capitalized, type MediaType, unknownMediaType } from '../common/media-type';
+import { capitalized, type MediaType } from '../common/media-type';
+import { unknownMediaTypeController } from '../common/unknown-media-type.controller';
 import { ProblemException, PROBLEMS } from '../common/problem';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
 import { importBodyText, importEncodingOf, STREAMED_BODY } from './import-body';
@@ -165,20 +165,7 @@ export const MAL_LISTS_CONTROLLERS = MAL_LIST_TYPES.map(({ mediaType, format }) 
   listsControllerFor(mediaType, format),
 );
 
-/** Any other `{mediaType}`: 404 after the token checks, uncounted, like the ratings routes. */
-@ApiExcludeController()
-@Controller('v1/my/:mediaType')
-@Authenticated()
-export class UnknownMediaTypeListsController {
-  @Get('export')
-  @RateLimited(LIST_ENDPOINTS.export, { counted: false })
-  export(@Param('mediaType') mediaType: string): never {
-    throw unknownMediaType(mediaType);
-  }
-
-  @Post('import')
-  @RateLimited(LIST_ENDPOINTS.import, { counted: false })
-  import(@Param('mediaType') mediaType: string): never {
-    throw unknownMediaType(mediaType);
-  }
-}
+export const UnknownMediaTypeListsController = unknownMediaTypeController('v1/my/:mediaType', {
+  export: { method: RequestMethod.GET, path: 'export', endpoint: LIST_ENDPOINTS.export },
+  import: { method: RequestMethod.POST, path: 'import', endpoint: LIST_ENDPOINTS.import },
+});

@@ -1,15 +1,10 @@
-import { Controller, Get, Param, Req, Res, Type } from '@nestjs/common';
-import {
-  ApiExcludeController,
-  ApiNotFoundResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Controller, Get, Param, Req, RequestMethod, Res, Type } from '@nestjs/common';
+import { ApiNotFoundResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Authenticated, Scopes } from '../auth/auth.decorators';
+import { Scopes } from '../auth/auth.decorators';
 import type { Scope } from '../auth/scopes';
-import { capitalized, type MediaType, unknownMediaType } from '../common/media-type';
+import { capitalized, type MediaType } from '../common/media-type';
+import { unknownMediaTypeController } from '../common/unknown-media-type.controller';
 import { ConditionalRead } from '../conditional-reads/conditional-read.decorator';
 import { VersionedReads } from '../conditional-reads/versioned-reads';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
@@ -107,17 +102,7 @@ export const PUBLIC_LIST_CONTROLLERS = DESCRIPTOR_LIST.map((descriptor) =>
   publicListControllerFor(descriptor.name, descriptor.scope, descriptor.publicView),
 );
 
-/**
- * Any `{mediaType}` other than anime and manga: 404 after the token checks (step 4 of contract
- * §2), uncounted, with the budget of the public list row.
- */
-@ApiExcludeController()
-@Controller('v1/users/:name/:mediaType')
-@Authenticated()
-export class PublicListUnknownMediaTypeController {
-  @Get('ratings')
-  @RateLimited(PUBLIC_ENDPOINTS.list, { counted: false })
-  list(@Param('mediaType') mediaType: string): never {
-    throw unknownMediaType(mediaType);
-  }
-}
+export const PublicListUnknownMediaTypeController = unknownMediaTypeController(
+  'v1/users/:name/:mediaType',
+  { list: { method: RequestMethod.GET, path: 'ratings', endpoint: PUBLIC_ENDPOINTS.list } },
+);

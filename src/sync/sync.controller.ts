@@ -1,7 +1,6 @@
-import { Controller, Get, Param, Req, Res, Type } from '@nestjs/common';
+import { Controller, Get, Req, RequestMethod, Res, Type } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
-  ApiExcludeController,
   ApiGoneResponse,
   ApiOkResponse,
   ApiOperation,
@@ -10,14 +9,15 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Authenticated, CurrentUser, Scopes } from '../auth/auth.decorators';
+import { CurrentUser, Scopes } from '../auth/auth.decorators';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import {
   CONDITIONAL_READ_HEADERS,
   ConditionalRead,
 } from '../conditional-reads/conditional-read.decorator';
 import { sendTaggedBody } from '../conditional-reads/reply';
-import { capitalized, type MediaType, unknownMediaType } from '../common/media-type';
+import { capitalized, type MediaType } from '../common/media-type';
+import { unknownMediaTypeController } from '../common/unknown-media-type.controller';
 import { ProblemException, PROBLEMS } from '../common/problem';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
 import { DESCRIPTOR_LIST, MEDIA_TYPE_DESCRIPTORS } from '../ratings/media-types';
@@ -151,17 +151,6 @@ export const CHANGES_CONTROLLERS = DESCRIPTOR_LIST.map((descriptor) =>
   changesControllerFor(descriptor.name, descriptor.view),
 );
 
-/**
- * Any other `{mediaType}`: 404 after the token checks (contract §2 step 4), uncounted, with the
- * budget of the row, like the ratings routes.
- */
-@ApiExcludeController()
-@Controller('v1/my/:mediaType')
-@Authenticated()
-export class UnknownMediaTypeChangesController {
-  @Get('changes')
-  @RateLimited(CHANGES_ENDPOINT, { counted: false })
-  changes(@Param('mediaType') mediaType: string): never {
-    throw unknownMediaType(mediaType);
-  }
-}
+export const UnknownMediaTypeChangesController = unknownMediaTypeController('v1/my/:mediaType', {
+  changes: { method: RequestMethod.GET, path: 'changes', endpoint: CHANGES_ENDPOINT },
+});
