@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { existsSync } from 'node:fs';
-import { Injectable, Module, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Module, OnModuleInit } from '@nestjs/common';
 import type { Command } from 'commander';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { CommandFactory, InjectCommander } from 'nest-commander';
@@ -20,10 +20,10 @@ import { CatalogModule } from './catalog/catalog.module';
 import { CatalogCommand, ImportCatalogCommand } from './catalog/catalog.command';
 import { ExportListCommand, ImportListCommand, ListsCommand } from './mal-lists/lists.command';
 import { MalListsModule } from './mal-lists/mal-lists.module';
-import { InvalidConfigError, loadConfig } from './config/app-config';
-import { ConfigModule } from './config/config.module';
+import { AppConfig, InvalidConfigError, loadConfig } from './config/app-config';
+import { APP_CONFIG, ConfigModule } from './config/config.module';
 import { packageVersion } from './docs/package-version';
-import { DatabaseModule } from './database/database.module';
+import { DatabaseConnection, DatabaseModule } from './database/database.module';
 import { ENTITIES } from './entities';
 import {
   ClientsCommand,
@@ -55,14 +55,32 @@ import {
   UsersCommand,
 } from './users/users.command';
 
-/** Usage lines name the program as the README runs it, not as the file it was started from. */
+/**
+ * Usage lines name the program as the README runs it, not as the file it was started from. The
+ * database is opened (created, migrated) only once a command is about to run: `--help`,
+ * `--version` and usage errors never touch it.
+ */
 @Injectable()
 class ProgramName implements OnModuleInit {
-  constructor(@InjectCommander() private readonly program: Command) {}
+  constructor(
+    @InjectCommander() private readonly program: Command,
+    private readonly database: DatabaseConnection,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   onModuleInit(): void {
     this.program.name('node dist/cli.js');
     refuseExcessArguments(this.program);
+    this.program.hook('preAction', async (_program, command) => {
+      // A group (`users`, `users nuke`) only prints its help or names what it did not understand.
+      if (command.commands.length > 0) return;
+      const { database } = this.config;
+      // A CLI pointed at the wrong file would otherwise work on an empty database without a word.
+      if (database.type === 'sqlite' && database.path !== ':memory:' && !existsSync(database.path)) {
+        process.stderr.write(`note: creating a new SQLite database at ${database.path}\n`);
+      }
+      await this.database.open();
+    });
   }
 }
 
@@ -82,7 +100,7 @@ function refuseExcessArguments(command: Command): void {
 @Module({
   imports: [
     ConfigModule.forRoot(),
-    DatabaseModule.forRoot({ retryAttempts: 0, entities: ENTITIES }),
+    DatabaseModule.forRoot({ retryAttempts: 0, entities: ENTITIES, onDemand: true }),
     EventEmitterModule.forRoot(),
     UsersModule,
     // Entry writes from the command line take the same path (and hooks) as the server's.
@@ -149,11 +167,7 @@ function fail(error: unknown): never {
 
 async function main(): Promise<void> {
   try {
-    const { database } = loadConfig();
-    // A CLI pointed at the wrong file would otherwise work on an empty database without a word.
-    if (database.type === 'sqlite' && database.path !== ':memory:' && !existsSync(database.path)) {
-      process.stderr.write(`note: creating a new SQLite database at ${database.path}\n`);
-    }
+    loadConfig();
   } catch (error) {
     fail(error);
   }

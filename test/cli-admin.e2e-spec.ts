@@ -89,6 +89,43 @@ describe('the default SQLite file (issue 17 item 9)', () => {
       rmSync(base, { recursive: true, force: true });
     }
   });
+  it('is not created by --help, --version or a usage error: only a command that runs opens it', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'ratings-install-'));
+    const app = join(base, 'app');
+    const cwd = join(base, 'cwd');
+    for (const dir of [app, cwd]) mkdirSync(dir);
+    cpSync(join(ROOT, 'dist'), join(app, 'dist'), { recursive: true });
+    copyFileSync(join(ROOT, 'package.json'), join(app, 'package.json'));
+    symlinkSync(join(ROOT, 'node_modules'), join(app, 'node_modules'), 'dir');
+    const cli = join(app, 'dist', 'cli.js');
+    const env = { DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'error', HOME: base };
+    const created = () =>
+      [join(app, 'data'), join(cwd, 'data'), join(base, 'data')].filter((path) => existsSync(path));
+    try {
+      for (const [args, code] of [
+        [['--help'], 0],
+        [['--version'], 0],
+        [['users'], 0],
+        [['users', '--help'], 0],
+        [['users', 'delete', '--help'], 0],
+        [['users', 'nuke'], 1],
+        [['users', 'list', 'bob'], 1],
+        [['users', 'delete'], 1],
+        [['users', 'export', '--name', 'alice', '--bogus'], 1],
+        [['nope'], 1],
+      ] as const) {
+        const result = await runNode(cli, [...args], { cwd, env });
+        expect([args, result.code]).toEqual([args, code]);
+        expect([args, result.stderr]).not.toEqual([args, expect.stringContaining('note:')]);
+        expect([args, created()]).toEqual([args, []]);
+      }
+      const listed = await runNode(cli, ['users', 'list'], { cwd, env });
+      expect(listed).toMatchObject({ code: 0, stdout: '' });
+      expect(created()).toEqual([join(app, 'data')]);
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
 });
 
 const ISSUER = 'https://login.example.com/realms/staff';

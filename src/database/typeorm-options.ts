@@ -47,6 +47,13 @@ class QuietLogger extends AdvancedConsoleLogger {
  * Migrations are not run by TypeORM on connect: DatabaseModule runs them under a lock
  * (contract §16).
  */
+/** The SQLite file's folder, made before the first connection opens (creates) the file. */
+export function makeSqliteFolder(options: DataSourceOptions): void {
+  if (options.type === 'better-sqlite3' && options.database !== ':memory:') {
+    mkdirSync(dirname(options.database), { recursive: true });
+  }
+}
+
 export function buildTypeOrmOptions(
   database: DatabaseTarget,
   entities: EntityList,
@@ -62,7 +69,6 @@ export function buildTypeOrmOptions(
   } as const;
 
   if (database.type === 'sqlite') {
-    if (database.path !== ':memory:') mkdirSync(dirname(database.path), { recursive: true });
     return {
       ...common,
       type: 'better-sqlite3',
