@@ -1,12 +1,17 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import {
+  chmodSync,
   copyFileSync,
   cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
+  readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
+  writeFileSync,
 } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -14,11 +19,14 @@ import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { AccountErasure } from '../src/accounts/account-erasure';
+import { AccountsModule } from '../src/accounts/accounts.module';
 import { ExternalIdentitiesService } from '../src/auth/external-identities.service';
 import { ExternalIdentity } from '../src/auth/external-identity.entity';
 import { TokensService } from '../src/auth/tokens.service';
 import { ClientsService } from '../src/oauth/clients.service';
 import { GrantsService } from '../src/oauth/grants.service';
+import { RatingsService } from '../src/ratings/ratings.service';
 import { UsersService } from '../src/users/users.service';
 import { WebhooksService } from '../src/webhooks/webhooks.service';
 import { anime, importTitles, manga } from './factories';
@@ -144,7 +152,7 @@ describe('admin CLI: users, clients and tokens (issue 17 item 8)', () => {
 
   beforeAll(async () => {
     // Webhook receivers on loopback: the test's own port 9 refuses, so events stay pending.
-    app = await createTestApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+    app = await createTestApp({ WEBHOOK_ALLOW_PRIVATE: 'true' }, [AccountsModule]);
   });
 
   afterAll(async () => {
@@ -339,6 +347,50 @@ describe('admin CLI: users, clients and tokens (issue 17 item 8)', () => {
       expect(await countOf('oauth_clients', '1 = 1', [])).toBe(1);
     });
 
+    it('also erases the entries written after it looked the user up, before its transaction: no foreign-key failure, none left', async () => {
+      await app.get(WebhooksService).create('http://127.0.0.1:9/hook');
+      const alice = await userWithToken('alice');
+      const as = api(app, alice.token);
+      expect((await as.put('/v1/my/anime/1/ratings', { status: 'completed' })).status).toBe(200);
+      const ratings = app.get(RatingsService);
+      const inWriteTransaction = ratings.inWriteTransaction.bind(ratings);
+      // The erasure's own transaction opens only once these writes (each through the write path,
+      // each its own transaction) have committed: whatever it read before must not be all it erases.
+      const written = jest
+        .spyOn(ratings, 'inWriteTransaction')
+        .mockImplementationOnce(async (work) => {
+          for (const path of ['/v1/my/anime/2/ratings', '/v1/my/manga/1/ratings']) {
+            expect((await as.put(path, { status: 'ongoing' })).status).toBe(200);
+          }
+          return inWriteTransaction(work);
+        });
+      try {
+        expect(await app.get(AccountErasure).erase('alice')).toEqual({
+          deleted: 'alice',
+          id: alice.user.id,
+          entries: { anime: 2, manga: 1 },
+        });
+      } finally {
+        written.mockRestore();
+      }
+      expect(await countOf('rating_entries', 'user_id = ?', [alice.user.id])).toBe(0);
+      expect(await countOf('users', 'id = ?', [alice.user.id])).toBe(0);
+      const events = await query<{ event_type: string; body: string }>(
+        'SELECT event_type, body FROM webhook_messages WHERE user_id = ? ORDER BY id',
+        [alice.user.id],
+      );
+      expect(
+        events.map((event) => {
+          const { data } = JSON.parse(event.body) as { data: Record<string, unknown> };
+          return [event.event_type, data.media_type, data.title_id];
+        }),
+      ).toEqual([
+        ['rating.deleted', 'anime', 1],
+        ['rating.deleted', 'anime', 2],
+        ['rating.deleted', 'manga', 1],
+      ]);
+    });
+
     it('refuses an unknown name (compared exactly), changing nothing', async () => {
       const alice = await userWithToken('alice');
       for (const name of ['nobody', 'ALICE', 'alice ']) {
@@ -409,6 +461,47 @@ describe('admin CLI: users, clients and tokens (issue 17 item 8)', () => {
         stdout: '',
         stderr: 'error: no user named "nobody"\n',
       });
+    });
+
+    it('--output FILE writes the same document to FILE, owner-only (0600), replacing it whole', async () => {
+      const alice = await userWithToken('alice');
+      await api(app, alice.token).put('/v1/my/anime/1/ratings', { status: 'completed' });
+      const printed = await runCli(['users', 'export', '--name', 'alice']);
+      expect(printed).toMatchObject({ code: 0, stderr: '' });
+      const dir = mkdtempSync(join(tmpdir(), 'ratings-export-'));
+      try {
+        const file = join(dir, 'alice.json');
+        writeFileSync(file, 'an older export', { mode: 0o644 });
+        chmodSync(file, 0o644);
+        const written = await runCli(['users', 'export', '--name', 'alice', '--output', file]);
+        expect(written).toEqual({ code: 0, stdout: '', stderr: '' });
+        expect(readFileSync(file, 'utf8')).toBe(printed.stdout);
+        expect(statSync(file).mode & 0o777).toBe(0o600);
+        expect(readdirSync(dir)).toEqual(['alice.json']);
+
+        const fresh = join(dir, 'fresh.json');
+        expect(
+          (await runCli(['users', 'export', '--name', 'alice', '--output', fresh])).code,
+        ).toBe(0);
+        expect(statSync(fresh).mode & 0o777).toBe(0o600);
+
+        const nowhere = join(dir, 'missing', 'alice.json');
+        const failed = await runCli(['users', 'export', '--name', 'alice', '--output', nowhere]);
+        expect(failed).toMatchObject({
+          code: 1,
+          stdout: '',
+          stderr: `error: cannot write ${nowhere} (ENOENT)\n`,
+        });
+        const unknown = await runCli(['users', 'export', '--name', 'nobody', '--output', fresh]);
+        expect(unknown).toMatchObject({ code: 1, stderr: 'error: no user named "nobody"\n' });
+        expect(readFileSync(fresh, 'utf8')).toBe(printed.stdout);
+        expect(readdirSync(dir).sort()).toEqual(['alice.json', 'fresh.json']);
+        const empty = await runCli(['users', 'export', '--name', 'alice', '--output', '']);
+        expect(empty.code).toBe(1);
+        expect(empty.stderr).toMatch(/--output needs a file name/);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
   });
 

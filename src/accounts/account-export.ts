@@ -1,14 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { ExternalIdentitiesService } from '../auth/external-identities.service';
+import type { MediaType } from '../common/media-type';
 import { toIsoSeconds } from '../common/timestamps';
 import { GrantsService } from '../oauth/grants.service';
 import { ProfileStatisticsService } from '../profile/profile-statistics.service';
 import type { ProfileView } from '../profile/profile.dto';
+import { DESCRIPTOR_LIST } from '../ratings/media-types';
 import { RatingsService, RatingViewOf } from '../ratings/ratings.service';
-import { UnknownUserError, UsersService } from '../users/users.service';
+import { NamedUsers } from './named-user';
 
 /** `users export`: everything stored about a user, as one JSON document. */
-export interface UserExport {
+export type UserExport = {
   user: {
     id: number;
     name: string;
@@ -16,9 +18,10 @@ export interface UserExport {
     /** The identity provider's pairs (`iss`, `sub`) that sign in as this user. */
     identity_provider: { iss: string; sub: string }[];
   };
-  /** Every entry, as GET /v1/my/anime/ratings shows it. */
-  anime: RatingViewOf<'anime'>[];
-  manga: RatingViewOf<'manga'>[];
+} & {
+  /** Every entry of each media type, as GET /v1/my/{mediaType}/ratings shows it. */
+  [M in MediaType]: RatingViewOf<M>[];
+} & {
   /** As GET /v1/my/profile shows it. */
   profile: ProfileView;
   /** The applications the user authorized on the consent page. */
@@ -30,12 +33,12 @@ export interface UserExport {
     /** false once every authorization of that client was revoked. */
     active: boolean;
   }[];
-}
+};
 
 @Injectable()
 export class AccountExport {
   constructor(
-    private readonly users: UsersService,
+    private readonly named: NamedUsers,
     private readonly ratings: RatingsService,
     private readonly statistics: ProfileStatisticsService,
     private readonly grants: GrantsService,
@@ -43,10 +46,12 @@ export class AccountExport {
   ) {}
 
   async export(name: string): Promise<UserExport> {
-    const found = await this.users.findByExactName(name);
-    const user = found && (await this.users.findById(found.id));
-    if (!user) throw new UnknownUserError(name);
+    const user = await this.named.find(name);
     const joinedAt = toIsoSeconds(user.createdAt);
+    const lists: Partial<Record<MediaType, unknown[]>> = {};
+    for (const { name: mediaType } of DESCRIPTOR_LIST) {
+      lists[mediaType] = await this.ratings.getAll(user.id, mediaType);
+    }
     return {
       user: {
         id: user.id,
@@ -54,8 +59,7 @@ export class AccountExport {
         joined_at: joinedAt,
         identity_provider: await this.identities.ofUser(user.id),
       },
-      anime: await this.ratings.getAll(user.id, 'anime'),
-      manga: await this.ratings.getAll(user.id, 'manga'),
+      ...(lists as { [M in MediaType]: RatingViewOf<M>[] }),
       profile: {
         id: user.id,
         name: user.name,

@@ -3,7 +3,7 @@ import { ExternalIdentitiesService } from '../auth/external-identities.service';
 import { TokensService } from '../auth/tokens.service';
 import { toIsoSeconds } from '../common/timestamps';
 import { GrantsService } from '../oauth/grants.service';
-import { UnknownUserError, UsersService } from '../users/users.service';
+import { NamedUsers } from './named-user';
 
 /** A token as `tokens list` prints it: what it is and where it stands, never the token itself. */
 export interface ListedToken {
@@ -30,7 +30,7 @@ export interface RevokedTokens {
 @Injectable()
 export class AccountTokens {
   constructor(
-    private readonly users: UsersService,
+    private readonly named: NamedUsers,
     private readonly accessTokens: TokensService,
     private readonly grants: GrantsService,
     private readonly identities: ExternalIdentitiesService,
@@ -82,8 +82,6 @@ export class AccountTokens {
   }
 
   private async userId(name: string): Promise<number> {
-    const user = await this.users.findByExactName(name);
-    if (!user) throw new UnknownUserError(name);
-    return user.id;
+    return (await this.named.find(name)).id;
   }
 }

@@ -1,6 +1,7 @@
 import { CommandRunner, Option, SubCommand } from 'nest-commander';
 import { AccountErasure } from './account-erasure';
 import { AccountExport } from './account-export';
+import { writePrivateFile } from './private-file';
 
 @SubCommand({
   name: 'delete',
@@ -25,19 +26,31 @@ export class DeleteUserCommand extends CommandRunner {
 @SubCommand({
   name: 'export',
   description:
-    'Print everything stored about a user as one JSON document: the user, both lists, the profile, the clients they authorized',
+    'Print everything stored about a user as one JSON document (or write it to --output FILE): the user, every list, the profile, the clients they authorized',
 })
 export class ExportUserCommand extends CommandRunner {
   constructor(private readonly exporter: AccountExport) {
     super();
   }
 
-  async run(_args: string[], options: { name: string }): Promise<void> {
-    process.stdout.write(`${JSON.stringify(await this.exporter.export(options.name))}\n`);
+  async run(_args: string[], options: { name: string; output?: string }): Promise<void> {
+    const document = `${JSON.stringify(await this.exporter.export(options.name))}\n`;
+    if (options.output === undefined) process.stdout.write(document);
+    else await writePrivateFile(options.output, document);
   }
 
   @Option({ flags: '--name <name>', description: 'Name of the user', required: true })
   parseName(value: string): string {
+    return value;
+  }
+
+  @Option({
+    flags: '--output <file>',
+    description:
+      'Write the document to this file instead, readable by its owner only (mode 0600), replacing it at once when complete',
+  })
+  parseOutput(value: string): string {
+    if (value === '') throw new Error('--output needs a file name');
     return value;
   }
 }

@@ -9,6 +9,7 @@ import { WebhookOutboxModule } from '../webhooks/webhook-outbox.module';
 import { AccountErasure } from './account-erasure';
 import { AccountExport } from './account-export';
 import { AccountTokens } from './account-tokens';
+import { NamedUsers } from './named-user';
 
 /**
  * What the operator does with a whole account (the admin CLI): its tokens, its export, its
@@ -24,7 +25,7 @@ import { AccountTokens } from './account-tokens';
     OAuthGrantsModule,
     ProfileStatisticsModule,
   ],
-  providers: [AccountErasure, AccountExport, AccountTokens],
+  providers: [NamedUsers, AccountErasure, AccountExport, AccountTokens],
   exports: [AccountErasure, AccountExport, AccountTokens],
 })
 export class AccountsModule {}

@@ -107,6 +107,17 @@ export class RatingWriter {
   }
 
   /**
+   * Deletes every entry of the user's list, each as remove() does; returns how many. The entries
+   * are read under the list's lock, in this transaction: none written meanwhile is left behind.
+   */
+  async removeAll(userId: number, mediaType: MediaType): Promise<number> {
+    await this.lockList(userId);
+    const titleIds = await this.repository.entryTitleIds(this.manager, userId, mediaType);
+    for (const id of titleIds) await this.remove(userId, mediaType, { id, byExternalId: false });
+    return titleIds.length;
+  }
+
+  /**
    * Runs `work` in this batch's transaction: writes of other modules (to their own tables, through
    * their own services) that must commit or roll back with the entry writes, such as erasing a user.
    */
@@ -131,11 +142,14 @@ export class RatingWriter {
    * any entry row refers to the user, keeps two writers of one user from deadlocking).
    */
   private async lock(userId: number, mediaType: MediaType): Promise<number> {
-    if (!this.versionBumped.has(userId)) {
-      await this.users.listChanged(userId, this.manager);
-      this.versionBumped.add(userId);
-    }
+    await this.lockList(userId);
     return this.repository.nextRevision(this.manager, userId, mediaType);
+  }
+
+  private async lockList(userId: number): Promise<void> {
+    if (this.versionBumped.has(userId)) return;
+    await this.users.listChanged(userId, this.manager);
+    this.versionBumped.add(userId);
   }
 
   private async record(change: RatingChange): Promise<RatingChange> {

@@ -154,6 +154,8 @@ const BUMP_PUBLIC_VERSION_SQL = `UPDATE rating_revisions SET public_version = pu
   WHERE user_id = ? AND media_type = ?`;
 
 const DELETE_ENTRY_SQL = 'DELETE FROM rating_entries WHERE id = ?';
+const ENTRY_TITLE_IDS_SQL =
+  'SELECT title_id FROM rating_entries WHERE user_id = ? AND media_type = ? ORDER BY title_id';
 const REVISION_SQL = 'SELECT revision FROM rating_revisions WHERE user_id = ? AND media_type = ?';
 
 /**
@@ -443,6 +445,19 @@ export class RatingsRepository {
 
   async deleteEntry(manager: EntityManager, entryId: number): Promise<void> {
     await manager.query(DELETE_ENTRY_SQL, [entryId]);
+  }
+
+  /** The title ids of the user's entries of the media type, read in `manager`'s transaction. */
+  async entryTitleIds(
+    manager: EntityManager,
+    userId: number,
+    mediaType: MediaType,
+  ): Promise<number[]> {
+    const rows = await manager.query<{ title_id: number | string }[]>(ENTRY_TITLE_IDS_SQL, [
+      userId,
+      mediaType,
+    ]);
+    return rows.map((row) => Number(row.title_id));
   }
 }
 
