@@ -152,7 +152,9 @@ describe('admin CLI: users, clients and tokens (issue 17 item 8)', () => {
 
   beforeAll(async () => {
     // Webhook receivers on loopback: the test's own port 9 refuses, so events stay pending.
-    app = await createTestApp({ WEBHOOK_ALLOW_PRIVATE: 'true' }, [AccountsModule]);
+    app = await createTestApp({ WEBHOOK_ALLOW_PRIVATE: 'true', PUBLIC_LISTS: 'true' }, [
+      AccountsModule,
+    ]);
   });
 
   afterAll(async () => {
@@ -389,6 +391,51 @@ describe('admin CLI: users, clients and tokens (issue 17 item 8)', () => {
         ['rating.deleted', 'anime', 2],
         ['rating.deleted', 'manga', 1],
       ]);
+    });
+
+    it("never serves the erased user's lists again, cached bodies included, nor to a new user of that name", async () => {
+      const alice = await userWithToken('alice');
+      const bob = await userWithToken('bob');
+      await api(app, alice.token).put('/v1/my/anime/1/ratings', {
+        status: 'completed',
+        is_visible: true,
+      });
+      const read = (token: string, path: string, tag?: string) => {
+        const call = api(app, token).get(path);
+        return tag ? call.set('If-None-Match', tag) : call;
+      };
+      const publicList = '/v1/users/alice/anime/ratings';
+      // Read twice: the second answer comes from the body cache.
+      const reads = [
+        [bob.token, publicList],
+        [alice.token, '/v1/my/anime/ratings'],
+        [alice.token, '/v1/my/profile'],
+      ] as const;
+      const tags: string[] = [];
+      for (const [token, path] of reads) {
+        const first = await read(token, path);
+        const again = await read(token, path);
+        expect([path, first.status, again.status]).toEqual([path, 200, 200]);
+        expect(again.headers.etag).toBe(first.headers.etag);
+        expect((await read(token, path, first.headers.etag as string)).status).toBe(304);
+        tags.push(first.headers.etag as string);
+      }
+
+      expect((await runCli(['users', 'delete', '--name', 'alice'])).code).toBe(0);
+      for (const [index, [token, path]] of reads.entries()) {
+        const status = token === bob.token ? 404 : 401;
+        expect([path, (await read(token, path)).status]).toEqual([path, status]);
+        expect([path, (await read(token, path, tags[index])).status]).toEqual([path, status]);
+      }
+
+      // A new alice (on SQLite it may get the erased user's id back) starts from other tags.
+      const again = await userWithToken('alice');
+      const listed = await read(bob.token, publicList, tags[0]);
+      expect(listed.status).toBe(200);
+      expect(listed.body).toEqual([]);
+      expect(listed.headers.etag).not.toBe(tags[0]);
+      const own = await read(again.token, '/v1/my/anime/ratings', tags[1]);
+      expect([own.status, own.body]).toEqual([200, []]);
     });
 
     it('refuses an unknown name (compared exactly), changing nothing', async () => {
@@ -874,8 +921,7 @@ describe.each([
       code_challenge_method: 'S256',
     }).toString()}`;
     /** The consent page, then its form sent with the password: the status of the answer. */
-    const signIn = async (attempt: string) => {
-      const address = nextAddress();
+    const signIn = async (attempt: string, address = nextAddress(), username = 'carol') => {
       const page = await request(app.getHttpServer())
         .get(authorizeUrl)
         .set('X-Forwarded-For', address);
@@ -890,7 +936,7 @@ describe.each([
         );
       }
       form.append('grant', 'user.profile');
-      form.append('username', 'carol');
+      form.append('username', username);
       form.append('password', attempt);
       form.append('decision', 'approve');
       const cookie = (page.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
@@ -912,5 +958,18 @@ describe.each([
 
     const unknown = await runCli(['users', 'reset-sign-in', '--name', 'nobody']);
     expect(unknown).toMatchObject({ code: 1, stderr: 'error: no user named "nobody"\n' });
+
+    // The user's own address, past its limit (attempts on other accounts): after the reset it may
+    // sign in as carol again at once; other accounts from there stay refused until its window ends.
+    const home = nextAddress();
+    for (let i = 0; i < 5; i++) expect(await signIn('wrong password', home)).not.toBe(303);
+    for (let i = 0; i < 15; i++) {
+      expect(await signIn('wrong password', home, `someone${i}`)).not.toBe(303);
+    }
+    expect(await signIn(password, home)).toBe(429);
+    expect(await signIn(password, nextAddress())).toBe(429);
+    expect((await runCli(['users', 'reset-sign-in', '--name', 'carol'])).code).toBe(0);
+    expect(await signIn(password, home)).toBe(303);
+    expect(await signIn('wrong password', home, 'someone-else')).toBe(429);
   });
 });

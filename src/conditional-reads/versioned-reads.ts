@@ -16,6 +16,13 @@ type Version = readonly (string | number)[];
  * racing the read, the tag is made from the body. Bodies sent under a version tag are kept,
  * serialized, in a cache bounded by BODY_CACHE_MB: the next read of the same version, on this
  * instance, sends those bytes without reading or serializing the list again.
+ *
+ * A cached body is only reached through its tag, and the tag only through a version read from the
+ * database first: once `users delete` erased a user, no route gets that far for them (tokens are
+ * gone: 401; the public list and the version reads find no user: 404), on any instance, and a later
+ * user given the same id has another creation time in its tags. The erased user's bodies are
+ * never sent again; they leave the cache as it evicts (no instance hears of an erasure the CLI
+ * makes, and keeping the cache's memory bounded is what BODY_CACHE_MB is for).
  */
 @Injectable()
 export class VersionedReads {

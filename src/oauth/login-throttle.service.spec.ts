@@ -49,6 +49,30 @@ describe('LoginThrottleService', () => {
     expect(await throttle.attempt('dave', '10.0.4.100')).toBeGreaterThan(0);
   });
 
+  it('lets a reset account in from an address already past its limit: that account only, within its own limit', async () => {
+    for (let i = 0; i < LOGIN_THROTTLE.ip.attempts; i++) {
+      expect(await throttle.attempt(`user${i}`, '10.0.5.1')).toBe(0);
+    }
+    expect(await throttle.attempt('erin', '10.0.5.1')).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    resets.at.set('erin', Date.now());
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    for (let i = 0; i < LOGIN_THROTTLE.account.attempts; i++) {
+      expect(await throttle.attempt('Erin', '10.0.5.1')).toBe(0);
+    }
+    expect(await throttle.attempt('erin', '10.0.5.1')).toBeGreaterThan(0);
+    expect(await throttle.attempt('someone', '10.0.5.1')).toBeGreaterThan(0);
+  });
+
+  it('keeps refusing a reset account from an address whose window opened after the reset', async () => {
+    resets.at.set('frank', Date.now());
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    for (let i = 0; i < LOGIN_THROTTLE.ip.attempts; i++) {
+      expect(await throttle.attempt(`user${i}`, '10.0.6.1')).toBe(0);
+    }
+    expect(await throttle.attempt('frank', '10.0.6.1')).toBeGreaterThan(0);
+  });
+
   it('counts attempts made at the same time, before any of them is checked', async () => {
     const results = await Promise.all(
       Array.from({ length: 12 }, (_, i) => throttle.attempt('carol', `10.0.2.${i}`)),

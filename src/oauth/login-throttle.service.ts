@@ -15,9 +15,14 @@ export const LOGIN_THROTTLE = {
  * usually holds whole). Each attempt is counted before its password is checked, successful ones
  * too: concurrent guesses cannot all be checked before the first failure is recorded. Past the
  * limit an attempt is refused, even with the right password, until the fixed window of the
- * CounterStore ends. Shared by every instance when the CounterStore is Redis. The operator's
- * `users reset-sign-in` is recorded in the database (SignInResets), since the counter may live in
- * another process's memory: attempts on an account counted before its reset no longer count.
+ * CounterStore ends. Shared by every instance when the CounterStore is Redis.
+ *
+ * The operator's `users reset-sign-in` is recorded in the database (SignInResets), since the
+ * counters may live in another process's memory. It lifts both limits for that account: the
+ * attempts on it counted before the reset no longer count, and an address whose window was
+ * already full when the reset came may still try that account (other accounts stay refused) until
+ * that window ends. The account's own limit still bounds the guesses at it: an address gains no
+ * more than another address would have.
  */
 @Injectable()
 export class LoginThrottleService {
@@ -31,30 +36,35 @@ export class LoginThrottleService {
    * attempt is over a limit (it must then be refused without checking the password), else 0.
    */
   async attempt(accountName: string, ip: string): Promise<number> {
-    const [account, address] = await Promise.all([
-      this.count('account', throttledAccount(accountName), LOGIN_THROTTLE.account),
-      this.count('ip', ipGroup(ip), LOGIN_THROTTLE.ip),
+    const account = throttledAccount(accountName);
+    const [accountMs, addressMs] = await Promise.all([
+      this.count('account', account, account, LOGIN_THROTTLE.account),
+      this.count('ip', ipGroup(ip), account, LOGIN_THROTTLE.ip),
     ]);
-    return Math.max(account, address);
+    return Math.max(accountMs, addressMs);
   }
 
   private async count(
     kind: 'account' | 'ip',
     subject: string,
+    account: string,
     limit: { attempts: number; windowSeconds: number },
   ): Promise<number> {
     const key = `login-attempts:${kind}:${subject}`;
     const windowMs = limit.windowSeconds * 1000;
     let { count, resetMs } = await this.counters.hit(key, windowMs);
     // A window this attempt did not open may have been reset by the operator since it opened.
-    if (kind === 'account' && count > 1) {
-      const resetAt = await this.resets.resetAt(subject);
-      if (resetAt !== null && resetAt > Date.now() + resetMs - windowMs) {
-        await this.counters.forget(key);
-        ({ count, resetMs } = await this.counters.hit(key, windowMs));
-      }
+    const resetSinceOpened = async () => {
+      const resetAt = await this.resets.resetAt(account);
+      return resetAt !== null && resetAt > Date.now() + resetMs - windowMs;
+    };
+    if (kind === 'account' && count > 1 && (await resetSinceOpened())) {
+      await this.counters.forget(key);
+      ({ count, resetMs } = await this.counters.hit(key, windowMs));
     }
-    return count > limit.attempts ? Math.max(resetMs, 1000) : 0;
+    if (count <= limit.attempts) return 0;
+    if (kind === 'ip' && (await resetSinceOpened())) return 0;
+    return Math.max(resetMs, 1000);
   }
 }
 
