@@ -56,6 +56,21 @@ function withGrant<T extends AuthorizationCode | RefreshToken>(
   }) as Promise<WithGrant<T> | null>;
 }
 
+/** Deletes the grants whose `column` is `id`, with their codes and refresh tokens. */
+async function deleteGrants(
+  manager: EntityManager,
+  column: 'user_id' | 'oauth_client_id',
+  id: number,
+): Promise<void> {
+  for (const table of ['oauth_authorization_codes', 'oauth_refresh_tokens']) {
+    await manager.query(
+      `DELETE FROM ${table} WHERE grant_id IN (SELECT id FROM oauth_grants WHERE ${column} = ?)`,
+      [id],
+    );
+  }
+  await manager.query(`DELETE FROM oauth_grants WHERE ${column} = ?`, [id]);
+}
+
 /** The column value of a scope list, each scope once. */
 const scopeColumn = (scopes: readonly string[]) => [...new Set(scopes)].join(' ');
 
@@ -158,25 +173,13 @@ export class GrantsService {
    * Deletes the user's grants with their codes and refresh tokens, in the caller's transaction
    * (`manager`). Their access tokens are TokensService's to delete.
    */
-  async deleteOfUser(manager: EntityManager, userId: number): Promise<void> {
-    for (const table of ['oauth_authorization_codes', 'oauth_refresh_tokens']) {
-      await manager.query(
-        `DELETE FROM ${table} WHERE grant_id IN (SELECT id FROM oauth_grants WHERE user_id = ?)`,
-        [userId],
-      );
-    }
-    await manager.delete(OAuthGrant, { userId });
+  deleteOfUser(manager: EntityManager, userId: number): Promise<void> {
+    return deleteGrants(manager, 'user_id', userId);
   }
 
   /** deleteOfUser for the grants of a client (its `id`, not its `client_id`). */
-  async deleteOfClient(manager: EntityManager, oauthClientId: number): Promise<void> {
-    for (const table of ['oauth_authorization_codes', 'oauth_refresh_tokens']) {
-      await manager.query(
-        `DELETE FROM ${table} WHERE grant_id IN (SELECT id FROM oauth_grants WHERE oauth_client_id = ?)`,
-        [oauthClientId],
-      );
-    }
-    await manager.delete(OAuthGrant, { oauthClientId });
+  deleteOfClient(manager: EntityManager, oauthClientId: number): Promise<void> {
+    return deleteGrants(manager, 'oauth_client_id', oauthClientId);
   }
 
   async isRevoked(grantId: number): Promise<boolean> {
