@@ -1,11 +1,11 @@
 import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { chainUnchecked as chain } from 'stream-chain';
 import { parser } from 'stream-json';
 import { pick } from 'stream-json/filters/pick.js';
 import { streamArray } from 'stream-json/streamers/stream-array.js';
+import { startsWithGzipMagic } from '../cli/gzip-magic';
 import { CatalogFileError } from './catalog-file';
 
 /** An anime title as the manami-project anime-offline-database describes it (contract §14). */
@@ -26,7 +26,7 @@ const MAX_TITLE_LENGTH = 500;
  * gzip of JSON) with a `data` array throws CatalogFileError when the stream reaches the problem.
  */
 export async function* offlineDatabaseItems(file: string): AsyncGenerator<unknown> {
-  const gzipped = await startsWithGzipMagic(file);
+  const gzipped = await startsWithGzipMagic(file, (message) => new CatalogFileError(message));
   const steps: unknown[] = [createReadStream(file)];
   if (gzipped) steps.push(createGunzip());
   let sawData = false;
@@ -50,18 +50,6 @@ export async function* offlineDatabaseItems(file: string): AsyncGenerator<unknow
     pipeline.destroy();
   }
   if (!sawData) throw new CatalogFileError('no "data" array at the top level');
-}
-
-async function startsWithGzipMagic(file: string): Promise<boolean> {
-  const handle = await open(file, 'r').catch((error: Error) => {
-    throw new CatalogFileError(`cannot read ${file}: ${error.message}`);
-  });
-  try {
-    const { buffer, bytesRead } = await handle.read(Buffer.alloc(2), 0, 2, 0);
-    return bytesRead === 2 && buffer[0] === 0x1f && buffer[1] === 0x8b;
-  } finally {
-    await handle.close();
-  }
 }
 
 /**

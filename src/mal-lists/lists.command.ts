@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { createReadStream } from 'node:fs';
-import { open, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { startsWithGzipMagic } from '../cli/gzip-magic';
 import type { MediaType } from '../common/media-type';
 import { ProblemException } from '../common/problem';
 import { UsersService } from '../users/users.service';
@@ -82,7 +83,9 @@ export class ExportListCommand extends ListCommand {
 export class ImportListCommand extends ListCommand {
   async run([file]: string[], options: ListOptions): Promise<void> {
     const userId = await this.userId(options.user);
-    const encoding = (await startsWithGzipMagic(file)) ? 'gzip' : 'identity';
+    const encoding = (await startsWithGzipMagic(file, (message) => new ListsCommandError(message)))
+      ? 'gzip'
+      : 'identity';
     try {
       const summary = await this.lists.import(
         userId,
@@ -95,18 +98,6 @@ export class ImportListCommand extends ListCommand {
       if (error instanceof ProblemException) throw new ListsCommandError(error.problem.detail);
       throw error;
     }
-  }
-}
-
-async function startsWithGzipMagic(file: string): Promise<boolean> {
-  const handle = await open(file, 'r').catch((error: Error) => {
-    throw new ListsCommandError(`cannot read ${file}: ${error.message}`);
-  });
-  try {
-    const { buffer, bytesRead } = await handle.read(Buffer.alloc(2), 0, 2, 0);
-    return bytesRead === 2 && buffer[0] === 0x1f && buffer[1] === 0x8b;
-  } finally {
-    await handle.close();
   }
 }
 
