@@ -4,7 +4,6 @@ import {
   ExecutionContext,
   SetMetadata,
 } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import {
   ApiBearerAuth,
   ApiForbiddenResponse,
@@ -60,15 +59,6 @@ export function Scopes(scope: Scope): MethodDecorator & ClassDecorator {
     ApiForbiddenResponse({
       description: `User-Agent missing or generic, client address temporarily denied, or the token lacks the \`${scope}\` scope.`,
     }),
-  );
-}
-
-export function isAuthenticatedRoute(reflector: Reflector, context: ExecutionContext): boolean {
-  return (
-    reflector.getAllAndOverride<boolean>(AUTHENTICATED_KEY, [
-      context.getHandler(),
-      context.getClass(),
-    ]) === true
   );
 }
 

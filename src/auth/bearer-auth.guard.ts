@@ -1,10 +1,9 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import passport from 'passport';
 import { ProblemException, PROBLEMS } from '../common/problem';
+import { routeFacts } from '../common/route-facts';
 import type { AuthenticatedUser } from './authenticated-user';
-import { isAuthenticatedRoute } from './auth.decorators';
 import { BearerStrategy } from './bearer.strategy';
 
 export const REALM = 'ratings';
@@ -20,13 +19,14 @@ export const REALM = 'ratings';
  */
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
-  constructor(
-    private readonly reflector: Reflector,
-    private readonly strategy: BearerStrategy,
-  ) {}
+  constructor(private readonly strategy: BearerStrategy) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (!isAuthenticatedRoute(this.reflector, context)) return true;
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    if (!routeFacts(context).authenticated) return true;
+    return this.authenticate(context);
+  }
+
+  private async authenticate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
     const request = http.getRequest<FastifyRequest & { user?: AuthenticatedUser }>();
     const { error, user } = await this.runStrategy(request, http.getResponse<FastifyReply>());

@@ -1,21 +1,20 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { ProblemException, PROBLEMS } from '../common/problem';
-import { isAuthenticatedRoute } from './auth.decorators';
+import { routeFacts } from '../common/route-facts';
 import { IpDenialService } from './ip-denial.service';
 
 /** Step 1 of contract §2: a denied address gets 403 with Retry-After, whatever it sends. */
 @Injectable()
 export class IpDenialGuard implements CanActivate {
-  constructor(
-    private readonly reflector: Reflector,
-    private readonly denial: IpDenialService,
-  ) {}
+  constructor(private readonly denial: IpDenialService) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (!isAuthenticatedRoute(this.reflector, context)) return true;
-    const request = context.switchToHttp().getRequest<FastifyRequest>();
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    if (!routeFacts(context).authenticated) return true;
+    return this.check(context.switchToHttp().getRequest<FastifyRequest>());
+  }
+
+  private async check(request: FastifyRequest): Promise<boolean> {
     const remainingMs = await this.denial.deniedForMs(request.ip);
     if (remainingMs <= 0) return true;
     const retryAfter = Math.max(1, Math.ceil(remainingMs / 1000));

@@ -1,5 +1,4 @@
 import { Controller, ExecutionContext, Get } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import { ProblemException } from '../common/problem';
 import { Scopes } from './auth.decorators';
 import { SCOPES } from './scopes';
@@ -26,7 +25,7 @@ function contextFor(handler: keyof ExampleController, scopes: string[]): Executi
 }
 
 describe('ScopesGuard', () => {
-  const guard = new ScopesGuard(new Reflector());
+  const guard = new ScopesGuard();
 
   it('lets a token with the route scope through', () => {
     expect(guard.canActivate(contextFor('scoped', [SCOPES.anime, SCOPES.manga]))).toBe(true);

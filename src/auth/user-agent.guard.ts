@@ -1,10 +1,9 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { ProblemException, PROBLEMS } from '../common/problem';
+import { routeFacts } from '../common/route-facts';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { isAuthenticatedRoute } from './auth.decorators';
 import { IpDenialService, RejectionOutcome } from './ip-denial.service';
 import {
   applicationIdentity,
@@ -19,19 +18,22 @@ export class UserAgentGuard implements CanActivate {
   private readonly blocklist: ReadonlySet<string>;
 
   constructor(
-    private readonly reflector: Reflector,
     private readonly denial: IpDenialService,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.blocklist = buildBlocklist(config.userAgent.blocklist);
   }
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (!isAuthenticatedRoute(this.reflector, context)) return true;
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    if (!routeFacts(context).authenticated) return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const identity = applicationIdentity(request.headers);
     const rejection = userAgentRejection(identity.value, this.blocklist, identity.header);
     if (rejection === null) return true;
+    return this.refuse(request, rejection);
+  }
+
+  private async refuse(request: FastifyRequest, rejection: string): Promise<never> {
     const outcome = await this.denial.recordRejectedUserAgent(request.ip);
     throw ProblemException.of(
       403,

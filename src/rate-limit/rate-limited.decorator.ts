@@ -1,5 +1,4 @@
-import { applyDecorators, ExecutionContext, SetMetadata } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
+import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiTooManyRequestsResponse } from '@nestjs/swagger';
 
@@ -33,11 +32,4 @@ export function RateLimited(
         'Rate limit exceeded (per user and per client IP, per endpoint). Carries `Retry-After`; every response of the endpoint carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`.',
     }),
   );
-}
-
-export function rateLimitedRoute(
-  reflector: Reflector,
-  context: ExecutionContext,
-): RateLimitedRoute | undefined {
-  return reflector.get<RateLimitedRoute | undefined>(RATE_LIMIT_KEY, context.getHandler());
 }
