@@ -167,7 +167,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       )
       .finally(() => {
         this.running.delete(attempt);
-        this.poke();
+        // Claims again once half the room is free: one claim for several messages of a burst,
+        // not one for each attempt that ends.
+        if (this.running.size <= MAX_ATTEMPTS_IN_FLIGHT / 2) this.poke();
       });
     this.running.add(attempt);
   }
