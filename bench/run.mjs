@@ -306,8 +306,8 @@ async function main() {
   for (const scenario of selected) {
     const isBaseline = scenario.target === 'baseline';
     await scenario.prepare?.();
-    // Access logs on and off, compared fairly: each on a second server freshly started on the same
-    // database, at LOG_LEVEL=info or warn, for this scenario only (the main one stays idle meanwhile).
+    // Metrics and access logs on and off, compared fairly: each on a second server freshly started
+    // on the same database, for this scenario only (the main one stays idle meanwhile).
     const logs =
       scenario.target === 'api-logs' || scenario.target === 'api-fresh'
         ? await (async () => {
@@ -319,6 +319,7 @@ async function main() {
                 ...env,
                 PORT: String(logsPort),
                 LOG_LEVEL: scenario.target === 'api-logs' ? 'info' : 'warn',
+                METRICS_ENABLED: scenario.target === 'api-logs' ? 'true' : 'false',
               },
             });
             return { ...started, url };
@@ -616,7 +617,7 @@ function buildScenarios(tokens, getOnePath, sync, subscribeWebhook) {
     {
       ...get(
         'get-one-fresh',
-        'get-one on a freshly started server at LOG_LEVEL=warn (no access log): the reference of get-one-logs',
+        'get-one on a freshly started server with METRICS_ENABLED=false and LOG_LEVEL=warn (no metrics, no access log): the reference of get-one-logs',
         getOnePath,
         tokens['1k'],
       ),
@@ -625,7 +626,7 @@ function buildScenarios(tokens, getOnePath, sync, subscribeWebhook) {
     {
       ...get(
         'get-one-logs',
-        'get-one on a server at LOG_LEVEL=info: one access log line per request (metrics are always on)',
+        'get-one on a freshly started server with metrics on and LOG_LEVEL=info: counted in /metrics and one access log line per request',
         getOnePath,
         tokens['1k'],
       ),

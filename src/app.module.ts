@@ -54,7 +54,7 @@ export class AppModule {
         ...(settings.publicLists ? [PublicListsModule] : []),
         HealthModule,
         DocsModule,
-        MetricsModule,
+        MetricsModule.forRoot(settings.metricsEnabled),
         LoggingModule,
         PurgesModule,
         // Outside the pipeline below: no route of it carries @Authenticated/@Scopes/@RateLimited.

@@ -70,7 +70,9 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
   answerCors(fastify, app.get<AppConfig>(APP_CONFIG).corsOrigins);
   answerUnsupportedMethods(fastify);
   addRateLimitHeadersHook(fastify, app.get(RateLimitService));
-  addHttpMetricsHook(fastify, app.get(MetricsService));
+  if (app.get<AppConfig>(APP_CONFIG).metricsEnabled) {
+    addHttpMetricsHook(fastify, app.get(MetricsService));
+  }
   addAccessLogHook(fastify, logger);
 
   // Bodies of any type are read (up to the size limit) instead of refused at once, so that a wrong

@@ -12,6 +12,7 @@ import { IpDenial } from '../src/auth/ip-denial.entity';
 import { SignInReset } from '../src/oauth/entities/sign-in-reset.entity';
 import { LOGIN_THROTTLE } from '../src/oauth/login-throttle.service';
 import { PurgeRunner } from '../src/purges/purge-runner.service';
+import { MetricsService } from '../src/metrics/metrics.service';
 import { createUser, issueToken } from './factories';
 
 const METRICS_TOKEN = 'scrape-secret-for-tests';
@@ -300,6 +301,24 @@ describe('operations (contract §16)', () => {
       await app.get(DataSource).query("UPDATE purge_leases SET expires_at = '2000-01-01 00:00:00'");
       expect(await app.get(PurgeRunner).runOnce()).toMatchObject({ access_tokens: 3 });
       expect(await tokenRows()).toBe(0);
+    });
+  });
+
+  describe('METRICS_ENABLED=false', () => {
+    it('serves no /metrics and counts nothing, while the API answers as before', async () => {
+      const app = await createTestApp({ METRICS_ENABLED: 'false' });
+      try {
+        await resetDatabase(app);
+        await importTitles(app, [anime(1)]);
+        const { token } = await createUserWithToken(app);
+        await api(app, token).get('/v1/my/anime/1/ratings').expect(200);
+        const scrape = await request(app.getHttpServer()).get('/metrics').expect(404);
+        expect(scrape.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+        const exposition = await app.get(MetricsService).exposition();
+        expect(exposition).not.toMatch(/^http_requests_total\{/m);
+      } finally {
+        await app.close();
+      }
     });
   });
 

@@ -219,7 +219,7 @@ export function judgeTargets({ db, rows, probes, soak, malImport = null, catalog
     (/** @type {string} */ name, /** @type {string} */ reference) => (/** @type {number} */ v) =>
       `${v.toFixed(2)}× (${row(name)?.requestsPerSecond.toFixed(0)} vs ${row(reference)?.requestsPerSecond.toFixed(0)} req/s)`;
   judge(
-    'GET one with access logs on (LOG_LEVEL=info) ≥ 0.9× GET one without (metrics always on; both on a fresh server)',
+    'GET one with metrics and access logs on ≥ 0.9× GET one with both off (each on a fresh server)',
     vsRow('get-one-logs', 'get-one-fresh'),
     (v) => v >= 0.9,
     showVsRow('get-one-logs', 'get-one-fresh'),

@@ -27,6 +27,7 @@ describe('loadConfig', () => {
       sync: { retentionSeconds: 2_592_000 },
       databaseTimeoutMs: 5000,
       metricsToken: null,
+      metricsEnabled: true,
       purgeIntervalSeconds: 3600,
       webhooks: {
         retrySeconds: [5, 30, 120, 600, 1800, 7200, 21600],
@@ -66,6 +67,7 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'DEBUG',
       DATABASE_TIMEOUT_MS: '1500',
       METRICS_TOKEN: ' scrape-secret ',
+      METRICS_ENABLED: 'false',
       PURGE_INTERVAL_SECONDS: '60',
       SERVICE_NAME: ' Otaku Club Ratings ',
       DOCS_OAUTH_CLIENT_ID: 'xoTCnhc5wcZegbUzFEDCJw',
@@ -95,6 +97,7 @@ describe('loadConfig', () => {
     expect(config.logLevel).toBe('debug');
     expect(config.databaseTimeoutMs).toBe(1500);
     expect(config.metricsToken).toBe('scrape-secret');
+    expect(config.metricsEnabled).toBe(false);
     expect(config.purgeIntervalSeconds).toBe(60);
     expect(config.serviceName).toBe('Otaku Club Ratings');
     expect(config.docsOAuthClientId).toBe('xoTCnhc5wcZegbUzFEDCJw');

@@ -57,6 +57,8 @@ export interface AppConfig {
   bodyCacheBytes: number;
   /** Bearer token GET /metrics needs; null: /metrics is open (keep it off the public network). */
   metricsToken: string | null;
+  /** false (METRICS_ENABLED=false): no /metrics and no per-request counting. */
+  metricsEnabled: boolean;
   /** Seconds between two runs of the purges of contract §16. */
   purgeIntervalSeconds: number;
   webhooks: WebhooksConfig;
@@ -161,6 +163,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     databaseTimeoutMs: integer('DATABASE_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUT_MS, 100, 600_000),
     bodyCacheBytes: integer('BODY_CACHE_MB', 32, 0, 4096) * 1024 * 1024,
     metricsToken: env.METRICS_TOKEN?.trim() || null,
+    metricsEnabled: parseBoolean('METRICS_ENABLED', env.METRICS_ENABLED, true, problems),
     purgeIntervalSeconds: integer('PURGE_INTERVAL_SECONDS', 3600, 1, 31_536_000),
     webhooks: {
       retrySeconds: parseRetrySeconds(env.WEBHOOK_RETRY_SECONDS, problems),

@@ -4,6 +4,8 @@ import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client
 /** The `route` label of requests that matched no route: one value, whatever the path. */
 export const UNMATCHED_ROUTE = 'unmatched';
 
+type RequestLabel = 'method' | 'route' | 'status';
+
 export type WebhookDeliveryOutcome = 'delivered' | 'failed' | 'retrying';
 
 /**
@@ -53,11 +55,27 @@ export class MetricsService {
     collectDefaultMetrics({ register: this.registry });
   }
 
+  /**
+   * The series of each method, route pattern and status, looked up once: given a label object,
+   * prom-client validates it and builds its key on every call, twice per request. Bounded as the
+   * labels are (route patterns, never raw paths).
+   */
+  private readonly requestSeries = new Map<
+    string,
+    { requests: Counter.Internal; durations: Histogram.Internal<RequestLabel> }
+  >();
+
   /** `route` is the route pattern (`/v1/my/anime/:id/ratings`), never a raw path. */
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    const labels = { method, route, status: String(status) };
-    this.requests.inc(labels);
-    this.durations.observe(labels, seconds);
+    const key = `${method} ${status} ${route}`;
+    let series = this.requestSeries.get(key);
+    if (series === undefined) {
+      const labels = { method, route, status: String(status) };
+      series = { requests: this.requests.labels(labels), durations: this.durations.labels(labels) };
+      this.requestSeries.set(key, series);
+    }
+    series.requests.inc();
+    series.durations.observe(seconds);
   }
 
   countRateLimitRejection(): void {
