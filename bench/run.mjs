@@ -5,7 +5,7 @@
 //   npm run build && npm run bench [-- --db mysql] [-- --quick]
 import { Buffer } from 'node:buffer';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -40,6 +40,7 @@ import {
   compareWithPrevious,
   invalidFigures,
   judgeTargets,
+  referenceFile,
   writeResults,
 } from './lib/report.mjs';
 import {
@@ -73,6 +74,8 @@ const USAGE = `Usage: npm run bench -- [options]   (after npm run build)
                         (slows the server down: figures of such a run are not comparable)
   --keep                keep the temp dir (SQLite file, logs, catalog) and the MariaDB database
                         for inspection
+  --save-reference      also write the results to bench/results/reference/<db>.json (committed):
+                        what runs on a machine without earlier results compare with
   --help`;
 
 const { values: args } = parseArgs({
@@ -89,6 +92,7 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     'cpu-prof': { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
+    'save-reference': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -490,6 +494,12 @@ async function main() {
   const file = await writeResults(RESULTS_DIR, db, results);
   say('');
   say(`results: ${file}`);
+  if (args['save-reference']) {
+    const reference = referenceFile(RESULTS_DIR, db);
+    await mkdir(dirname(reference), { recursive: true });
+    await writeFile(reference, `${JSON.stringify(results, null, 2)}\n`);
+    say(`reference: ${reference}`);
+  }
   if (settings.cpuProf) say(`CPU profiles: ${profileDir}`);
 
   if (invalid.length > 0) {

@@ -315,8 +315,10 @@ export async function writeResults(dir, db, results) {
 }
 
 /**
- * The targets of the newest earlier run on the same database (a results file in `dir`), beside
- * this run's: a target that passed then and misses now is flagged REGRESSED.
+ * The targets of the newest earlier run on the same database beside this run's: a target that
+ * passed then and misses now is flagged REGRESSED. Earlier runs are the results files in `dir`
+ * (kept on this machine, not committed); on a machine without any, the committed reference of
+ * that database (`reference/<db>.json`, written by `--save-reference`) stands in for them.
  * @param {string} dir
  * @param {string} db
  * @param {Verdict[]} verdicts
@@ -325,12 +327,16 @@ export async function writeResults(dir, db, results) {
 export async function compareWithPrevious(dir, db, verdicts) {
   const names = (await readdir(dir).catch(() => [])).filter((name) => name.endsWith(`-${db}.json`));
   const newest = names.sort().at(-1);
-  if (!newest) return [`no earlier ${db} run in ${dir} to compare with`];
-  const parsed = /** @type {unknown} */ (JSON.parse(await readFile(join(dir, newest), 'utf8')));
-  const previous = /** @type {{ settings?: { quick?: boolean }, targets?: Verdict[] }} */ (parsed);
+  const file = newest ? join(dir, newest) : referenceFile(dir, db);
+  const text = await readFile(file, 'utf8').catch(() => null);
+  if (text === null) return [`no earlier ${db} run in ${dir} and no reference to compare with`];
+  const parsed = /** @type {unknown} */ (JSON.parse(text));
+  const previous =
+    /** @type {{ date?: string, settings?: { quick?: boolean }, targets?: Verdict[] }} */ (parsed);
   const before = new Map((previous.targets ?? []).map((v) => [v.target, v]));
+  const what = newest ?? `the committed reference of ${previous.date ?? 'an earlier run'}`;
   const lines = [
-    `against the previous ${db} run (${newest}${previous.settings?.quick ? ', --quick' : ''}):`,
+    `against the previous ${db} run (${what}${previous.settings?.quick ? ', --quick' : ''}):`,
   ];
   for (const now of verdicts) {
     const then = before.get(now.target);
@@ -341,4 +347,9 @@ export async function compareWithPrevious(dir, db, verdicts) {
     );
   }
   return lines;
+}
+
+/** @param {string} dir @param {string} db */
+export function referenceFile(dir, db) {
+  return join(dir, 'reference', `${db}.json`);
 }
