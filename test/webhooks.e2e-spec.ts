@@ -6,14 +6,14 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { anime, createUserWithToken, importTitles, manga } from './factories';
-import { loadConfig } from '../src/config/app-config';
+import { loadConfig, MAX_WEBHOOK_TIMEOUT_SECONDS } from '../src/config/app-config';
 import { PurgeRunner } from '../src/purges/purge-runner.service';
 import { RatingsService } from '../src/ratings/ratings.service';
 import { WebhooksRepository } from '../src/webhooks/webhooks.repository';
 import { WebhooksService } from '../src/webhooks/webhooks.service';
 import { exitOf, freePort, runCli, startServer } from './utils/cli';
-import { api, createTestApp, resetDatabase, useTestApp } from './utils/test-app';
-import { eventually, sleep } from './utils/wait';
+import { api, createTestApp, resetDatabase, USER_AGENT, useTestApp } from './utils/test-app';
+import { eventually, serverIsLive, sleep } from './utils/wait';
 
 // Every CLI run starts a process of its own: slow on a busy machine.
 jest.setTimeout(120_000);
@@ -231,25 +231,43 @@ describe('webhooks: endpoints and outbox', () => {
 interface Received {
   headers: IncomingHttpHeaders;
   body: string;
+  /** When the request had arrived whole, and when it was answered (Date.now()). */
+  at: number;
+  answeredAt?: number;
 }
 
-/** A local receiver: records every request and answers with what `respond` says (null: never). */
+/**
+ * A local receiver: records every request and answers with what `respond` says (null: never),
+ * keeping count of the requests it has not answered yet.
+ */
 class Receiver {
   readonly received: Received[] = [];
-  respond: (count: number) => number | null = () => 200;
+  respond: (count: number) => number | null | Promise<number | null> = () => 200;
+  open = 0;
+  mostOpen = 0;
   private server = createServer((request, response) => {
+    this.mostOpen = Math.max(this.mostOpen, ++this.open);
+    response.on('close', () => this.open--);
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString()));
     request.on('end', () => {
-      this.received.push({ headers: request.headers, body });
-      const status = this.respond(this.received.length);
-      if (status !== null) response.writeHead(status).end('ok');
+      const received: Received = { headers: request.headers, body, at: Date.now() };
+      this.received.push(received);
+      void Promise.resolve(this.respond(this.received.length)).then((status) => {
+        if (status === null || response.destroyed) return;
+        received.answeredAt = Date.now();
+        response.writeHead(status).end('ok');
+      });
     });
   });
 
   async start(): Promise<string> {
     await this.listenOn(0);
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+    return `http://127.0.0.1:${this.port}/hook`;
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
   }
 
   listenOn(port: number): Promise<void> {
@@ -618,4 +636,73 @@ describe('webhooks: a server killed right after a committed PUT', () => {
       await receiver.stop();
     }
   }, 300_000);
+});
+
+describe('webhooks: a server killed during an attempt', () => {
+  it('leaves the event to another instance, which sends it within 30 s of the claim', async () => {
+    const setup = await createTestApp();
+    await resetDatabase(setup);
+    await importTitles(setup, [anime(1)]);
+    const { token } = await createUserWithToken(setup);
+    const receiver = new Receiver();
+    receiver.respond = () => null;
+    const webhook = await new WebhooksService(
+      loadConfig({ DATABASE_URL: process.env.E2E_DATABASE_URL, WEBHOOK_ALLOW_PRIVATE: 'true' }),
+      setup.get(WebhooksRepository),
+    ).create(await receiver.start());
+    // No instance but the one to be killed runs until it has claimed the event.
+    await setup.close();
+
+    const port = await freePort();
+    const claimer = startServer({
+      DATABASE_URL: process.env.E2E_DATABASE_URL!,
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      // The longest claim there can be.
+      WEBHOOK_TIMEOUT_SECONDS: String(MAX_WEBHOOK_TIMEOUT_SECONDS),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'error',
+    });
+    let survivor: NestFastifyApplication | undefined;
+    try {
+      await serverIsLive(port, 60_000);
+      const put = await fetch(`http://127.0.0.1:${port}/v1/my/anime/1/ratings`, {
+        method: 'PUT',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'user-agent': USER_AGENT,
+        },
+        body: JSON.stringify({ status: 'completed' }),
+      });
+      expect(put.status).toBe(200);
+      await eventually(() => receiver.received.length === 1);
+      claimer.child.kill('SIGKILL');
+      await exitOf(claimer.child);
+
+      survivor = await createTestApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+      const [claimed] = await survivor
+        .get(DataSource)
+        .query<{ state: string; leased_by: string | null; lease_until: number | string }[]>(
+          'SELECT state, leased_by, lease_until FROM webhook_messages',
+        );
+      expect(claimed.state).toBe('pending');
+      expect(claimed.leased_by).not.toBeNull();
+      expect(Number(claimed.lease_until)).toBeGreaterThan(Date.now());
+
+      await eventually(() => receiver.received.length === 2, 60_000);
+      const [first, again] = receiver.received;
+      expect(again.headers['webhook-id']).toBe(first.headers['webhook-id']);
+      expect(verified(again, webhook.secret)).toMatchObject({ type: 'rating.created' });
+      // The claim came before the first arrival.
+      expect(again.at - first.at).toBeLessThanOrEqual(30_000);
+    } finally {
+      if (claimer.child.exitCode === null && claimer.child.signalCode === null) {
+        claimer.child.kill('SIGKILL');
+        await exitOf(claimer.child);
+      }
+      await survivor?.close();
+      await receiver.stop();
+    }
+  }, 180_000);
 });
