@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { createServer, IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -5,7 +6,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { anime, createUserWithToken, importTitles, manga } from './factories';
+import { anime, createUser, createUserWithToken, importTitles, manga } from './factories';
 import { loadConfig, MAX_WEBHOOK_TIMEOUT_SECONDS } from '../src/config/app-config';
 import { PurgeRunner } from '../src/purges/purge-runner.service';
 import { RatingsService } from '../src/ratings/ratings.service';
@@ -13,6 +14,7 @@ import { WebhooksRepository } from '../src/webhooks/webhooks.repository';
 import { WebhooksService } from '../src/webhooks/webhooks.service';
 import { exitOf, freePort, runCli, startServer } from './utils/cli';
 import { api, createTestApp, resetDatabase, USER_AGENT, useTestApp } from './utils/test-app';
+import { tempDir } from './utils/test-services';
 import { eventually, serverIsLive, sleep } from './utils/wait';
 
 // Every CLI run starts a process of its own: slow on a busy machine.
@@ -527,41 +529,182 @@ describe('webhooks: delivery', () => {
   });
 });
 
+describe('webhooks: the bounds of delivery', () => {
+  let app: NestFastifyApplication;
+  let receiver: Receiver;
+  let url: string;
+
+  useTestApp((created) => (app = created), {
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    WEBHOOK_RETRY_SECONDS: '1,2',
+  });
+
+  beforeEach(async () => {
+    await importTitles(
+      app,
+      Array.from({ length: 20 }, (_, index) => anime(index + 1)),
+    );
+    receiver = new Receiver();
+    url = await receiver.start();
+  });
+
+  afterEach(async () => {
+    await receiver.stop();
+  });
+
+  const settled = async () => {
+    const rows = await app
+      .get(DataSource)
+      .query<{ state: string }[]>('SELECT state FROM webhook_messages');
+    return rows.every((row) => row.state !== 'pending');
+  };
+
+  it('runs at most 8 attempts at once for one webhook, and sends every event in turn', async () => {
+    receiver.respond = () => sleep(2000).then(() => 200);
+    await app.get(WebhooksService).create(url);
+    const { user } = await createUserWithToken(app);
+    await app.get(RatingsService).inWriteTransaction(async (writer) => {
+      for (let id = 1; id <= 20; id++) {
+        await writer.put(user.id, 'anime', { id, byExternalId: false }, { status: 'ongoing' });
+      }
+    });
+
+    await eventually(async () => receiver.received.length >= 20 && (await settled()));
+    expect(new Set(receiver.ids()).size).toBe(20);
+    expect(receiver.received).toHaveLength(20);
+    expect(receiver.mostOpen).toBeLessThanOrEqual(8);
+    // The receiver held attempts long enough for them to overlap: the bound was put to the test.
+    expect(receiver.mostOpen).toBeGreaterThan(1);
+  });
+
+  it('makes the first attempt within 5 s of the commit', async () => {
+    await app.get(WebhooksService).create(url);
+    const { token } = await createUserWithToken(app);
+    await api(app, token).put('/v1/my/anime/1/ratings', { status: 'ongoing' }).expect(200);
+    const committed = Date.now();
+
+    await eventually(() => receiver.received.length === 1);
+    expect(receiver.received[0].at - committed).toBeLessThan(5000);
+  });
+
+  it('waits at least each delay of WEBHOOK_RETRY_SECONDS after a failure before retrying', async () => {
+    receiver.respond = (count) => (count <= 2 ? 500 : 200);
+    const webhook = await app.get(WebhooksService).create(url);
+    const { token } = await createUserWithToken(app);
+    await api(app, token).put('/v1/my/anime/1/ratings', { status: 'ongoing' }).expect(200);
+
+    await eventually(async () => receiver.received.length >= 3 && (await settled()));
+    const [first, second, third] = receiver.received;
+    expect(second.at - first.answeredAt!).toBeGreaterThanOrEqual(1000);
+    expect(third.at - second.answeredAt!).toBeGreaterThanOrEqual(2000);
+    const log = await app.get(WebhooksService).deliveries(webhook.id);
+    expect(log.map(({ status, outcome }) => [status, outcome])).toEqual([
+      [200, 'delivered'],
+      [500, 'retrying'],
+      [500, 'retrying'],
+    ]);
+  });
+
+  it('delivers the writes of `lists import` run by the CLI: one rating.created per element', async () => {
+    const webhook = await app.get(WebhooksService).create(url);
+    const user = await createUser(app, 'importer');
+    const file = join(tempDir('ratings-webhooks-'), 'animelist.xml');
+    const elements = [1, 2, 3].map(
+      (id) =>
+        `<anime><series_animedb_id>${5000 + id}</series_animedb_id><my_status>Watching</my_status></anime>`,
+    );
+    writeFileSync(
+      file,
+      `<?xml version="1.0" encoding="UTF-8" ?>\n<myanimelist>\n` +
+        '<myinfo><user_id>1</user_id><user_name>someone</user_name><user_export_type>1</user_export_type></myinfo>\n' +
+        `${elements.join('\n')}\n</myanimelist>\n`,
+    );
+
+    const imported = await runCli([
+      'lists',
+      'import',
+      '--user',
+      'importer',
+      '--media-type',
+      'anime',
+      file,
+    ]);
+    const exited = Date.now();
+    expect(imported.stderr).toBe('');
+    expect(JSON.parse(imported.stdout)).toMatchObject({ created: 3, updated: 0, unchanged: 0 });
+
+    await eventually(async () => receiver.received.length >= 3 && (await settled()));
+    expect(receiver.received).toHaveLength(3);
+    // The commit came before the CLI exited.
+    expect(Math.min(...receiver.received.map((received) => received.at)) - exited).toBeLessThan(
+      5000,
+    );
+    const bodies = receiver.received.map(
+      (received) =>
+        verified(received, webhook.secret) as {
+          type: string;
+          data: { user: { name: string }; title_id: number };
+        },
+    );
+    expect(bodies.map((body) => body.type)).toEqual([
+      'rating.created',
+      'rating.created',
+      'rating.created',
+    ]);
+    expect(bodies.map((body) => body.data.title_id).sort()).toEqual([1, 2, 3]);
+    for (const body of bodies) expect(body.data.user).toEqual({ id: user.id, name: 'importer' });
+  });
+});
+
 describe('webhooks: receivers refused at delivery without WEBHOOK_ALLOW_PRIVATE', () => {
   let app: NestFastifyApplication;
   let receiver: Receiver;
 
-  beforeAll(async () => {
-    app = await createTestApp({ WEBHOOK_RETRY_SECONDS: '0' });
-    await resetDatabase(app);
+  useTestApp((created) => (app = created), { WEBHOOK_RETRY_SECONDS: '0' });
+
+  beforeEach(async () => {
     await importTitles(app, [anime(1)]);
     receiver = new Receiver();
+    await receiver.start();
   });
 
-  afterAll(async () => {
+  afterEach(async () => {
     await receiver.stop();
-    await app.close();
   });
 
-  it('records the attempts failed without connecting to 127.0.0.1', async () => {
-    const url = await receiver.start();
-    // Made while private receivers were allowed; the server no longer allows them.
-    const permissive = new WebhooksService(
+  /** Made while private receivers were allowed; the server no longer allows them. */
+  const createPermissively = (url: string) =>
+    new WebhooksService(
       loadConfig({ DATABASE_URL: process.env.E2E_DATABASE_URL, WEBHOOK_ALLOW_PRIVATE: 'true' }),
       app.get(WebhooksRepository),
-    );
-    const webhook = await permissive.create(url);
+    ).create(url);
+
+  const failedAttempts = async (webhookId: string) => {
     const { token } = await createUserWithToken(app);
     await api(app, token).put('/v1/my/anime/1/ratings', { status: 'ongoing' }).expect(200);
-
     await eventually(
-      async () => (await app.get(WebhooksService).deliveries(webhook.id)).length === 2,
+      async () => (await app.get(WebhooksService).deliveries(webhookId)).length === 2,
     );
-    const log = await app.get(WebhooksService).deliveries(webhook.id);
+    const log = await app.get(WebhooksService).deliveries(webhookId);
     expect(log.map(({ outcome }) => outcome)).toEqual(['failed', 'retrying']);
-    for (const attempt of log) {
-      expect(attempt.status).toBeNull();
+    for (const attempt of log) expect(attempt.status).toBeNull();
+    return log;
+  };
+
+  it('records the attempts failed without connecting to 127.0.0.1', async () => {
+    const webhook = await createPermissively(`http://127.0.0.1:${receiver.port}/hook`);
+    for (const attempt of await failedAttempts(webhook.id)) {
       expect(attempt.error).toMatch(/127\.0\.0\.1 is in a loopback range/);
+    }
+    expect(receiver.received).toEqual([]);
+  });
+
+  it('checks the addresses a host name resolves to when attempting, not only at creation', async () => {
+    const webhook = await createPermissively(`http://localhost:${receiver.port}/hook`);
+    for (const attempt of await failedAttempts(webhook.id)) {
+      expect(attempt.error).toMatch(
+        /localhost resolves to an address that is not globally reachable \((127\.0\.0\.1|::1) is in a loopback range\)/,
+      );
     }
     expect(receiver.received).toEqual([]);
   });
