@@ -10,6 +10,7 @@ import { anime, createUser, createUserWithToken, importTitles, manga } from './f
 import { loadConfig, MAX_WEBHOOK_TIMEOUT_SECONDS } from '../src/config/app-config';
 import { PurgeRunner } from '../src/purges/purge-runner.service';
 import { RatingsService } from '../src/ratings/ratings.service';
+import { WebhookSender } from '../src/webhooks/webhook-sender';
 import { WebhooksRepository } from '../src/webhooks/webhooks.repository';
 import { WebhooksService } from '../src/webhooks/webhooks.service';
 import { exitOf, freePort, runCli, startServer } from './utils/cli';
@@ -499,8 +500,14 @@ describe('webhooks: delivery', () => {
     expect(await states()).toEqual([]);
   });
 
-  it('two instances on one database deliver each of 500 events once', async () => {
+  it('two instances on one database deliver each of 500 events once, both taking part', async () => {
     const second = await createTestApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+    // Call-through spies: they count each instance's attempts and change nothing.
+    const sent = [app, second].map((instance) => jest.spyOn(instance.get(WebhookSender), 'send'));
+    // Answers that take 20 to 160 ms, as a real receiver's vary. Attempts that all end together
+    // are recorded together, and the instance that recorded them claims the webhook's 8 slots
+    // again before the other's poll (once a second) finds one free.
+    receiver.respond = (count) => sleep(20 + (count % 8) * 20).then(() => 200);
     try {
       await importTitles(
         app,
@@ -523,7 +530,12 @@ describe('webhooks: delivery', () => {
       await eventually(async () => receiver.received.length >= 500 && (await settled()), 120_000);
       expect(new Set(receiver.ids()).size).toBe(500);
       expect(receiver.received).toHaveLength(500);
+      const [first, other] = sent.map((spy) => spy.mock.calls.length);
+      expect(first + other).toBe(500);
+      expect(first).toBeGreaterThan(0);
+      expect(other).toBeGreaterThan(0);
     } finally {
+      for (const spy of sent) spy.mockRestore();
       await second.close();
     }
   });
