@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { createServer, IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -5,15 +6,17 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { anime, createUserWithToken, importTitles, manga } from './factories';
-import { loadConfig } from '../src/config/app-config';
+import { anime, createUser, createUserWithToken, importTitles, manga } from './factories';
+import { loadConfig, MAX_WEBHOOK_TIMEOUT_SECONDS } from '../src/config/app-config';
 import { PurgeRunner } from '../src/purges/purge-runner.service';
 import { RatingsService } from '../src/ratings/ratings.service';
+import { WebhookSender } from '../src/webhooks/webhook-sender';
 import { WebhooksRepository } from '../src/webhooks/webhooks.repository';
 import { WebhooksService } from '../src/webhooks/webhooks.service';
 import { exitOf, freePort, runCli, startServer } from './utils/cli';
-import { api, createTestApp, resetDatabase, useTestApp } from './utils/test-app';
-import { eventually, sleep } from './utils/wait';
+import { api, createTestApp, resetDatabase, USER_AGENT, useTestApp } from './utils/test-app';
+import { tempDir } from './utils/test-services';
+import { eventually, serverIsLive, sleep } from './utils/wait';
 
 // Every CLI run starts a process of its own: slow on a busy machine.
 jest.setTimeout(120_000);
@@ -231,25 +234,43 @@ describe('webhooks: endpoints and outbox', () => {
 interface Received {
   headers: IncomingHttpHeaders;
   body: string;
+  /** When the request had arrived whole, and when it was answered (Date.now()). */
+  at: number;
+  answeredAt?: number;
 }
 
-/** A local receiver: records every request and answers with what `respond` says (null: never). */
+/**
+ * A local receiver: records every request and answers with what `respond` says (null: never),
+ * keeping count of the requests it has not answered yet.
+ */
 class Receiver {
   readonly received: Received[] = [];
-  respond: (count: number) => number | null = () => 200;
+  respond: (count: number) => number | null | Promise<number | null> = () => 200;
+  open = 0;
+  mostOpen = 0;
   private server = createServer((request, response) => {
+    this.mostOpen = Math.max(this.mostOpen, ++this.open);
+    response.on('close', () => this.open--);
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString()));
     request.on('end', () => {
-      this.received.push({ headers: request.headers, body });
-      const status = this.respond(this.received.length);
-      if (status !== null) response.writeHead(status).end('ok');
+      const received: Received = { headers: request.headers, body, at: Date.now() };
+      this.received.push(received);
+      void Promise.resolve(this.respond(this.received.length)).then((status) => {
+        if (status === null || response.destroyed) return;
+        received.answeredAt = Date.now();
+        response.writeHead(status).end('ok');
+      });
     });
   });
 
   async start(): Promise<string> {
     await this.listenOn(0);
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+    return `http://127.0.0.1:${this.port}/hook`;
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
   }
 
   listenOn(port: number): Promise<void> {
@@ -479,8 +500,14 @@ describe('webhooks: delivery', () => {
     expect(await states()).toEqual([]);
   });
 
-  it('two instances on one database deliver each of 500 events once', async () => {
+  it('two instances on one database deliver each of 500 events once, both taking part', async () => {
     const second = await createTestApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+    // Call-through spies: they count each instance's attempts and change nothing.
+    const sent = [app, second].map((instance) => jest.spyOn(instance.get(WebhookSender), 'send'));
+    // Answers that take 20 to 160 ms, as a real receiver's vary. Attempts that all end together
+    // are recorded together, and the instance that recorded them claims the webhook's 8 slots
+    // again before the other's poll (once a second) finds one free.
+    receiver.respond = (count) => sleep(20 + (count % 8) * 20).then(() => 200);
     try {
       await importTitles(
         app,
@@ -503,9 +530,141 @@ describe('webhooks: delivery', () => {
       await eventually(async () => receiver.received.length >= 500 && (await settled()), 120_000);
       expect(new Set(receiver.ids()).size).toBe(500);
       expect(receiver.received).toHaveLength(500);
+      const [first, other] = sent.map((spy) => spy.mock.calls.length);
+      expect(first + other).toBe(500);
+      expect(first).toBeGreaterThan(0);
+      expect(other).toBeGreaterThan(0);
     } finally {
+      for (const spy of sent) spy.mockRestore();
       await second.close();
     }
+  });
+});
+
+describe('webhooks: the bounds of delivery', () => {
+  let app: NestFastifyApplication;
+  let receiver: Receiver;
+  let url: string;
+
+  useTestApp((created) => (app = created), {
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    WEBHOOK_RETRY_SECONDS: '1,2',
+  });
+
+  beforeEach(async () => {
+    await importTitles(
+      app,
+      Array.from({ length: 20 }, (_, index) => anime(index + 1)),
+    );
+    receiver = new Receiver();
+    url = await receiver.start();
+  });
+
+  afterEach(async () => {
+    await receiver.stop();
+  });
+
+  const settled = async () => {
+    const rows = await app
+      .get(DataSource)
+      .query<{ state: string }[]>('SELECT state FROM webhook_messages');
+    return rows.every((row) => row.state !== 'pending');
+  };
+
+  it('runs at most 8 attempts at once for one webhook, and sends every event in turn', async () => {
+    receiver.respond = () => sleep(2000).then(() => 200);
+    await app.get(WebhooksService).create(url);
+    const { user } = await createUserWithToken(app);
+    await app.get(RatingsService).inWriteTransaction(async (writer) => {
+      for (let id = 1; id <= 20; id++) {
+        await writer.put(user.id, 'anime', { id, byExternalId: false }, { status: 'ongoing' });
+      }
+    });
+
+    await eventually(async () => receiver.received.length >= 20 && (await settled()));
+    expect(new Set(receiver.ids()).size).toBe(20);
+    expect(receiver.received).toHaveLength(20);
+    expect(receiver.mostOpen).toBeLessThanOrEqual(8);
+    // The receiver held attempts long enough for them to overlap: the bound was put to the test.
+    expect(receiver.mostOpen).toBeGreaterThan(1);
+  });
+
+  it('makes the first attempt within 5 s of the commit', async () => {
+    await app.get(WebhooksService).create(url);
+    const { token } = await createUserWithToken(app);
+    await api(app, token).put('/v1/my/anime/1/ratings', { status: 'ongoing' }).expect(200);
+    const committed = Date.now();
+
+    await eventually(() => receiver.received.length === 1);
+    expect(receiver.received[0].at - committed).toBeLessThan(5000);
+  });
+
+  it('waits at least each delay of WEBHOOK_RETRY_SECONDS after a failure before retrying', async () => {
+    receiver.respond = (count) => (count <= 2 ? 500 : 200);
+    const webhook = await app.get(WebhooksService).create(url);
+    const { token } = await createUserWithToken(app);
+    await api(app, token).put('/v1/my/anime/1/ratings', { status: 'ongoing' }).expect(200);
+
+    await eventually(async () => receiver.received.length >= 3 && (await settled()));
+    const [first, second, third] = receiver.received;
+    expect(second.at - first.answeredAt!).toBeGreaterThanOrEqual(1000);
+    expect(third.at - second.answeredAt!).toBeGreaterThanOrEqual(2000);
+    const log = await app.get(WebhooksService).deliveries(webhook.id);
+    expect(log.map(({ status, outcome }) => [status, outcome])).toEqual([
+      [200, 'delivered'],
+      [500, 'retrying'],
+      [500, 'retrying'],
+    ]);
+  });
+
+  it('delivers the writes of `lists import` run by the CLI: one rating.created per element', async () => {
+    const webhook = await app.get(WebhooksService).create(url);
+    const user = await createUser(app, 'importer');
+    const file = join(tempDir('ratings-webhooks-'), 'animelist.xml');
+    const elements = [1, 2, 3].map(
+      (id) =>
+        `<anime><series_animedb_id>${5000 + id}</series_animedb_id><my_status>Watching</my_status></anime>`,
+    );
+    writeFileSync(
+      file,
+      `<?xml version="1.0" encoding="UTF-8" ?>\n<myanimelist>\n` +
+        '<myinfo><user_id>1</user_id><user_name>someone</user_name><user_export_type>1</user_export_type></myinfo>\n' +
+        `${elements.join('\n')}\n</myanimelist>\n`,
+    );
+
+    const imported = await runCli([
+      'lists',
+      'import',
+      '--user',
+      'importer',
+      '--media-type',
+      'anime',
+      file,
+    ]);
+    const exited = Date.now();
+    expect(imported.stderr).toBe('');
+    expect(JSON.parse(imported.stdout)).toMatchObject({ created: 3, updated: 0, unchanged: 0 });
+
+    await eventually(async () => receiver.received.length >= 3 && (await settled()));
+    expect(receiver.received).toHaveLength(3);
+    // The commit came before the CLI exited.
+    expect(Math.min(...receiver.received.map((received) => received.at)) - exited).toBeLessThan(
+      5000,
+    );
+    const bodies = receiver.received.map(
+      (received) =>
+        verified(received, webhook.secret) as {
+          type: string;
+          data: { user: { name: string }; title_id: number };
+        },
+    );
+    expect(bodies.map((body) => body.type)).toEqual([
+      'rating.created',
+      'rating.created',
+      'rating.created',
+    ]);
+    expect(bodies.map((body) => body.data.title_id).sort()).toEqual([1, 2, 3]);
+    for (const body of bodies) expect(body.data.user).toEqual({ id: user.id, name: 'importer' });
   });
 });
 
@@ -513,37 +672,51 @@ describe('webhooks: receivers refused at delivery without WEBHOOK_ALLOW_PRIVATE'
   let app: NestFastifyApplication;
   let receiver: Receiver;
 
-  beforeAll(async () => {
-    app = await createTestApp({ WEBHOOK_RETRY_SECONDS: '0' });
-    await resetDatabase(app);
+  useTestApp((created) => (app = created), { WEBHOOK_RETRY_SECONDS: '0' });
+
+  beforeEach(async () => {
     await importTitles(app, [anime(1)]);
     receiver = new Receiver();
+    await receiver.start();
   });
 
-  afterAll(async () => {
+  afterEach(async () => {
     await receiver.stop();
-    await app.close();
   });
 
-  it('records the attempts failed without connecting to 127.0.0.1', async () => {
-    const url = await receiver.start();
-    // Made while private receivers were allowed; the server no longer allows them.
-    const permissive = new WebhooksService(
+  /** Made while private receivers were allowed; the server no longer allows them. */
+  const createPermissively = (url: string) =>
+    new WebhooksService(
       loadConfig({ DATABASE_URL: process.env.E2E_DATABASE_URL, WEBHOOK_ALLOW_PRIVATE: 'true' }),
       app.get(WebhooksRepository),
-    );
-    const webhook = await permissive.create(url);
+    ).create(url);
+
+  const failedAttempts = async (webhookId: string) => {
     const { token } = await createUserWithToken(app);
     await api(app, token).put('/v1/my/anime/1/ratings', { status: 'ongoing' }).expect(200);
-
     await eventually(
-      async () => (await app.get(WebhooksService).deliveries(webhook.id)).length === 2,
+      async () => (await app.get(WebhooksService).deliveries(webhookId)).length === 2,
     );
-    const log = await app.get(WebhooksService).deliveries(webhook.id);
+    const log = await app.get(WebhooksService).deliveries(webhookId);
     expect(log.map(({ outcome }) => outcome)).toEqual(['failed', 'retrying']);
-    for (const attempt of log) {
-      expect(attempt.status).toBeNull();
+    for (const attempt of log) expect(attempt.status).toBeNull();
+    return log;
+  };
+
+  it('records the attempts failed without connecting to 127.0.0.1', async () => {
+    const webhook = await createPermissively(`http://127.0.0.1:${receiver.port}/hook`);
+    for (const attempt of await failedAttempts(webhook.id)) {
       expect(attempt.error).toMatch(/127\.0\.0\.1 is in a loopback range/);
+    }
+    expect(receiver.received).toEqual([]);
+  });
+
+  it('checks the addresses a host name resolves to when attempting, not only at creation', async () => {
+    const webhook = await createPermissively(`http://localhost:${receiver.port}/hook`);
+    for (const attempt of await failedAttempts(webhook.id)) {
+      expect(attempt.error).toMatch(
+        /localhost resolves to an address that is not globally reachable \((127\.0\.0\.1|::1) is in a loopback range\)/,
+      );
     }
     expect(receiver.received).toEqual([]);
   });
@@ -618,4 +791,73 @@ describe('webhooks: a server killed right after a committed PUT', () => {
       await receiver.stop();
     }
   }, 300_000);
+});
+
+describe('webhooks: a server killed during an attempt', () => {
+  it('leaves the event to another instance, which sends it within 30 s of the claim', async () => {
+    const setup = await createTestApp();
+    await resetDatabase(setup);
+    await importTitles(setup, [anime(1)]);
+    const { token } = await createUserWithToken(setup);
+    const receiver = new Receiver();
+    receiver.respond = () => null;
+    const webhook = await new WebhooksService(
+      loadConfig({ DATABASE_URL: process.env.E2E_DATABASE_URL, WEBHOOK_ALLOW_PRIVATE: 'true' }),
+      setup.get(WebhooksRepository),
+    ).create(await receiver.start());
+    // No instance but the one to be killed runs until it has claimed the event.
+    await setup.close();
+
+    const port = await freePort();
+    const claimer = startServer({
+      DATABASE_URL: process.env.E2E_DATABASE_URL!,
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      // The longest claim there can be.
+      WEBHOOK_TIMEOUT_SECONDS: String(MAX_WEBHOOK_TIMEOUT_SECONDS),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'error',
+    });
+    let survivor: NestFastifyApplication | undefined;
+    try {
+      await serverIsLive(port, 60_000);
+      const put = await fetch(`http://127.0.0.1:${port}/v1/my/anime/1/ratings`, {
+        method: 'PUT',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'user-agent': USER_AGENT,
+        },
+        body: JSON.stringify({ status: 'completed' }),
+      });
+      expect(put.status).toBe(200);
+      await eventually(() => receiver.received.length === 1);
+      claimer.child.kill('SIGKILL');
+      await exitOf(claimer.child);
+
+      survivor = await createTestApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+      const [claimed] = await survivor
+        .get(DataSource)
+        .query<{ state: string; leased_by: string | null; lease_until: number | string }[]>(
+          'SELECT state, leased_by, lease_until FROM webhook_messages',
+        );
+      expect(claimed.state).toBe('pending');
+      expect(claimed.leased_by).not.toBeNull();
+      expect(Number(claimed.lease_until)).toBeGreaterThan(Date.now());
+
+      await eventually(() => receiver.received.length === 2, 60_000);
+      const [first, again] = receiver.received;
+      expect(again.headers['webhook-id']).toBe(first.headers['webhook-id']);
+      expect(verified(again, webhook.secret)).toMatchObject({ type: 'rating.created' });
+      // The claim came before the first arrival.
+      expect(again.at - first.at).toBeLessThanOrEqual(30_000);
+    } finally {
+      if (claimer.child.exitCode === null && claimer.child.signalCode === null) {
+        claimer.child.kill('SIGKILL');
+        await exitOf(claimer.child);
+      }
+      await survivor?.close();
+      await receiver.stop();
+    }
+  }, 180_000);
 });

@@ -234,6 +234,8 @@ describe('loadConfig', () => {
       allowPrivate: true,
       timeoutSeconds: 2.5,
     });
+    expect(loadConfig({}).webhooks.timeoutSeconds).toBe(10);
+    expect(loadConfig({ WEBHOOK_TIMEOUT_SECONDS: '15' }).webhooks.timeoutSeconds).toBe(15);
   });
 
   it.each(['5,,30', 'soon', '-1', '5;30', '700000', Array(21).fill('1').join(',')])(
@@ -246,8 +248,15 @@ describe('loadConfig', () => {
   it.each([
     ['WEBHOOK_ALLOW_PRIVATE', 'yes'],
     ['WEBHOOK_TIMEOUT_SECONDS', '0'],
-    ['WEBHOOK_TIMEOUT_SECONDS', '61'],
+    ['WEBHOOK_TIMEOUT_SECONDS', '15.5'],
+    ['WEBHOOK_TIMEOUT_SECONDS', '60'],
   ])('refuses %s=%s', (name, raw) => {
     expect(() => loadConfig({ [name]: raw })).toThrow(new RegExp(name));
+  });
+
+  it('names the bound a longer WEBHOOK_TIMEOUT_SECONDS would break', () => {
+    expect(() => loadConfig({ WEBHOOK_TIMEOUT_SECONDS: '20' })).toThrow(
+      /at most 15, so that an event claimed by a process that dies is sent by another instance within 30 s/,
+    );
   });
 });

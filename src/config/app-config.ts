@@ -75,6 +75,12 @@ export interface WebhooksConfig {
 }
 
 export const DEFAULT_WEBHOOK_RETRY_SECONDS = [5, 30, 120, 600, 1800, 7200, 21600];
+/**
+ * The longest WEBHOOK_TIMEOUT_SECONDS. A claim on an event lasts the attempt's timeout plus 10 s
+ * and the servers read the outbox every second (WebhookDispatcher), so an event claimed by a
+ * process that dies is sent by another instance within 15 + 10 + 1 s: inside contract §15's 30 s.
+ */
+export const MAX_WEBHOOK_TIMEOUT_SECONDS = 15;
 
 export interface ExternalJwtConfig {
   /** Expected `iss`, exactly. */
@@ -173,12 +179,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
         false,
         problems,
       ),
-      timeoutSeconds: parseSeconds(
-        'WEBHOOK_TIMEOUT_SECONDS',
-        env.WEBHOOK_TIMEOUT_SECONDS,
-        10,
-        problems,
-      ),
+      timeoutSeconds: parseWebhookTimeout(env.WEBHOOK_TIMEOUT_SECONDS, problems),
     },
   };
 
@@ -247,18 +248,15 @@ function parseRetrySeconds(raw: string | undefined, problems: string[]): number[
   return parts.map(Number);
 }
 
-/** Seconds above 0 and at most 60, decimals allowed. */
-function parseSeconds(
-  name: string,
-  raw: string | undefined,
-  fallback: number,
-  problems: string[],
-): number {
-  if (raw === undefined || raw.trim() === '') return fallback;
+/** Seconds above 0 and at most MAX_WEBHOOK_TIMEOUT_SECONDS, decimals allowed. */
+function parseWebhookTimeout(raw: string | undefined, problems: string[]): number {
+  if (raw === undefined || raw.trim() === '') return 10;
   const seconds = Number(raw.trim());
-  if (!/^\d+(\.\d+)?$/.test(raw.trim()) || seconds <= 0 || seconds > 60) {
-    problems.push(`${name} must be a number of seconds above 0 and at most 60 (got "${raw}")`);
-    return fallback;
+  if (!/^\d+(\.\d+)?$/.test(raw.trim()) || seconds <= 0 || seconds > MAX_WEBHOOK_TIMEOUT_SECONDS) {
+    problems.push(
+      `WEBHOOK_TIMEOUT_SECONDS must be a number of seconds above 0 and at most ${MAX_WEBHOOK_TIMEOUT_SECONDS}, so that an event claimed by a process that dies is sent by another instance within 30 s (got "${raw}")`,
+    );
+    return 10;
   }
   return seconds;
 }

@@ -23,7 +23,10 @@ import {
 export const MAX_ATTEMPTS_IN_FLIGHT = 8;
 /** How often the outbox is read: writes of other processes (the CLI) are found within this. */
 const POLL_MS = 1000;
-/** A claim outlives the longest attempt by this much; then another instance may take it. */
+/**
+ * A claim outlives the longest attempt by this much; then another instance may take it. With the
+ * poll, it bounds MAX_WEBHOOK_TIMEOUT_SECONDS (contract §15: a dead claimer's events within 30 s).
+ */
 const LEASE_MARGIN_MS = 10_000;
 /** Attempts recorded in one transaction at most. */
 const RECORD_BATCH = 100;
@@ -101,16 +104,16 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
 
   private async tick(): Promise<void> {
     try {
-      const now = Date.now();
-      const leaseUntil = now + this.sender.attemptTimeoutMs + LEASE_MARGIN_MS;
-      for (const webhookId of await this.repository.dueWebhookIds(now)) {
+      for (const webhookId of await this.repository.dueWebhookIds(Date.now())) {
         if (this.stop.signal.aborted) return;
+        // The time of each claim: the claims of a tick over many webhooks may take a while.
+        const now = Date.now();
         const work = await this.repository.claim(
           webhookId,
           now,
           MAX_ATTEMPTS_IN_FLIGHT,
           this.owner,
-          leaseUntil,
+          now + this.sender.attemptTimeoutMs + LEASE_MARGIN_MS,
         );
         for (const message of work?.messages ?? []) this.start(work!.webhook, message);
       }
