@@ -4,8 +4,8 @@ import { DataSource, EntityManager, In } from 'typeorm';
 import { MEDIA_TYPES, type MediaType } from '../common/media-type';
 import { runTransaction } from '../database/transactions';
 import { CatalogFileError, TitleRecord } from './catalog-file';
-import { RatingsService } from '../ratings/ratings.service';
 import { offlineDatabaseItems, offlineTitleOf, OfflineTitle } from './offline-database';
+import { TitleChangeHooks } from './title-change-hooks';
 import { Title } from './title.entity';
 
 export interface ImportSummary {
@@ -28,7 +28,7 @@ const INSERT_BATCH = 200;
 export class CatalogService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly ratings: RatingsService,
+    private readonly changeHooks: TitleChangeHooks,
   ) {}
 
   /**
@@ -153,18 +153,21 @@ export class CatalogService {
     for (let i = 0; i < created.length; i += INSERT_BATCH) {
       await manager.insert(Title, created.slice(i, i + INSERT_BATCH));
     }
-    await this.listsHoldingChanged(manager, changed);
+    await this.titlesChanged(manager, changed);
     summary.created = created.length;
     summary.updated = changed.length;
     return summary;
   }
 
-  /** The lists showing a changed title have a new body: the ratings module moves their versions. */
-  private async listsHoldingChanged(manager: EntityManager, changed: TitleRecord[]): Promise<void> {
+  /**
+   * What shows a changed title changes with it, in this transaction: the lists holding one have a
+   * new body, and the ratings module's hook moves their versions (TitleChangeHooks).
+   */
+  private async titlesChanged(manager: EntityManager, changed: TitleRecord[]): Promise<void> {
     for (const mediaType of MEDIA_TYPES) {
       const ids = changed.filter((record) => record.mediaType === mediaType).map((r) => r.id);
       for (let i = 0; i < ids.length; i += INSERT_BATCH) {
-        await this.ratings.titlesChanged(manager, mediaType, ids.slice(i, i + INSERT_BATCH));
+        await this.changeHooks.run(manager, mediaType, ids.slice(i, i + INSERT_BATCH));
       }
     }
   }
