@@ -24,6 +24,9 @@ const OFFLINE_BATCH = 500;
 // SQLite rejects very large statements ("Expression tree is too large"): insert in batches.
 const INSERT_BATCH = 200;
 
+/** Ids per look-up statement: well within both databases' limits on parameters. */
+const LOOKUP_BATCH = 500;
+
 @Injectable()
 export class CatalogService {
   constructor(
@@ -138,6 +141,19 @@ export class CatalogService {
       }
       return this.write(manager, { created, changed }, summary);
     });
+  }
+
+  /** The external ids of these titles of the media type (null: it has none, or no such title). */
+  async externalIds(mediaType: MediaType, ids: number[]): Promise<Map<number, number | null>> {
+    const found = new Map<number, number | null>();
+    for (let i = 0; i < ids.length; i += LOOKUP_BATCH) {
+      const titles = await this.dataSource.getRepository(Title).find({
+        select: { id: true, externalId: true },
+        where: { mediaType, id: In(ids.slice(i, i + LOOKUP_BATCH)) },
+      });
+      for (const title of titles) found.set(title.id, title.externalId);
+    }
+    return found;
   }
 
   /** Writes the changed and the new titles, in the caller's transaction, and completes the summary. */
