@@ -6,6 +6,7 @@ import { SCOPES } from '../src/auth/scopes';
 import { hashToken, TokensService } from '../src/auth/tokens.service';
 import type { User } from '../src/users/user.entity';
 import { anime, createUser, importTitles, issueToken, manga } from './factories';
+import { expectProblem } from './utils/problem';
 import { createTestApp, resetDatabase, USER_AGENT, useTestApp } from './utils/test-app';
 import { sleep } from './utils/wait';
 
@@ -96,14 +97,6 @@ function sendTo(
   caller: Caller = {},
 ): request.Test {
   return send(app, route.method, route.path, caller, route.body);
-}
-
-function expectProblem(response: request.Response, status: number): void {
-  expect(response.status).toBe(status);
-  expect(response.headers['content-type']).toMatch(/^application\/problem\+json(;|$)/);
-  expect(response.body).toMatchObject({ status, success: false });
-  expect(typeof response.body.detail).toBe('string');
-  expect(typeof response.body.title).toBe('string');
 }
 
 function expectChallenge(response: request.Response, challenge: string): void {

@@ -1,5 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { anime, createUserWithToken, importTitles, manga } from './factories';
+import { anime, createUserWithToken, importTitles, manga, putEntry } from './factories';
 import { api, createTestApp, resetDatabase } from './utils/test-app';
 
 const TITLES = [anime(1), anime(2), anime(3), anime(4), anime(5), manga(1)];
@@ -39,8 +39,8 @@ describe('conditional reads (ETag, If-None-Match)', () => {
   }
 
   async function seed(token: string) {
-    await api(app, token).put('/v1/my/anime/1/ratings', { status: 'ongoing' }).expect(200);
-    await api(app, token).put('/v1/my/anime/2/ratings', { status: 'completed' }).expect(200);
+    await putEntry(app, token, 'anime', 1);
+    await putEntry(app, token, 'anime', 2, { status: 'completed' });
   }
 
   it('the same data has the same ETag on another instance and after a restart', async () => {
@@ -110,16 +110,16 @@ describe('conditional reads (ETag, If-None-Match)', () => {
 
     // Other users' writes, and catalog updates of titles alice does not hold, change nothing.
     const unchanged = await tags();
-    await api(app, bob.token).put('/v1/my/anime/3/ratings', { status: 'ongoing' }).expect(200);
+    await putEntry(app, bob.token, 'anime', 3);
     await importTitles(app, [anime(4, { title: 'Renamed, not held' })]);
     expect(await tags()).toEqual(unchanged);
 
     // An update without touch, a delete, a catalog update of a held title: all new.
-    await api(app, alice.token).put('/v1/my/anime/1/ratings', { status: 'ongoing', notes: 'x' });
+    await putEntry(app, alice.token, 'anime', 1, { status: 'ongoing', notes: 'x' });
     await expectAllNew();
     await importTitles(app, [anime(1, { title: 'Renamed' })]);
     await expectAllNew();
-    await api(app, alice.token).put('/v1/my/anime/1/ratings', { status: 'dropped' });
+    await putEntry(app, alice.token, 'anime', 1, { status: 'dropped' });
     await expectAllNew();
     await api(app, alice.token).delete('/v1/my/anime/1/ratings').expect(200);
     const afterDelete = await tags();
@@ -128,7 +128,7 @@ describe('conditional reads (ETag, If-None-Match)', () => {
     // A manga write moves the profile, not the anime list.
     const animeList = await etagOf(alice.token, '/v1/my/anime/ratings');
     const profile = await etagOf(alice.token, '/v1/my/profile');
-    await api(app, alice.token).put('/v1/my/manga/1/ratings', { status: 'ongoing' }).expect(200);
+    await putEntry(app, alice.token, 'manga', 1);
     expect(await etagOf(alice.token, '/v1/my/anime/ratings')).toBe(animeList);
     expect(await etagOf(alice.token, '/v1/my/profile')).not.toBe(profile);
   });
@@ -158,17 +158,17 @@ describe('conditional reads (ETag, If-None-Match)', () => {
       };
       await expectSameAsUncached();
       expect((await api(app, alice.token).get(paths[1])).headers.link).toMatch(/rel="next"/);
-      await api(app, alice.token).put('/v1/my/anime/2/ratings', { status: 'dropped' }).expect(200);
+      await putEntry(app, alice.token, 'anime', 2, { status: 'dropped' });
       await expectSameAsUncached();
       await importTitles(app, [anime(1, { title: 'Renamed', episodes: 12 })]);
       await expectSameAsUncached();
       // Written through the other instance: this one's cache must not hide it.
-      await api(uncached, alice.token).put('/v1/my/anime/3/ratings', { status: 'ongoing' });
+      await putEntry(uncached, alice.token, 'anime', 3);
       await expectSameAsUncached();
       await api(uncached, alice.token).delete('/v1/my/anime/1/ratings').expect(200);
       await expectSameAsUncached();
       // Concurrent reads of a new version share one build.
-      await api(app, alice.token).put('/v1/my/anime/4/ratings', { status: 'ongoing' });
+      await putEntry(app, alice.token, 'anime', 4);
       const together = await Promise.all(
         paths.flatMap((path) => [1, 2, 3].map(() => api(app, alice.token).get(path).expect(200))),
       );
@@ -235,9 +235,7 @@ describe('GET all options (status, limit, after, Link)', () => {
     ({ token } = await createUserWithToken(app));
     const statuses = ['ongoing', 'completed', 'ongoing', 'dropped', 'ongoing'];
     for (const [index, status] of statuses.entries()) {
-      await api(app, token)
-        .put(`/v1/my/anime/${index + 1}/ratings`, { status })
-        .expect(200);
+      await putEntry(app, token, 'anime', index + 1, { status });
     }
   });
 

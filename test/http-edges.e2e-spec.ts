@@ -2,7 +2,8 @@ import { connect, type Socket } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadConfig } from '../src/config/app-config';
 import { listen } from '../src/http-server/listen';
-import { exchange, type Exchange, type RawResponse } from './utils/raw-http';
+import { expectProblem } from './utils/problem';
+import { exchange, type Exchange } from './utils/raw-http';
 import { createTestApp } from './utils/test-app';
 import { sleep } from './utils/wait';
 
@@ -11,17 +12,6 @@ import { sleep } from './utils/wait';
  * unsupported methods on known paths, the connection bound and the listening address. Spoken over
  * raw sockets, since an HTTP client library would refuse to send most of these requests.
  */
-
-function expectProblem(exchanged: Exchange, status: number, detail?: RegExp): RawResponse {
-  const response = exchanged.response;
-  expect(response?.status).toBe(status);
-  expect(response!.headers['content-type']).toBe('application/problem+json; charset=utf-8');
-  expect(response!.headers['x-request-id']).toMatch(/^[\w.:-]{1,128}$/);
-  const body = JSON.parse(response!.body) as { status: number; success: boolean; detail: string };
-  expect(body).toMatchObject({ status, success: false });
-  if (detail) expect(body.detail).toMatch(detail);
-  return response!;
-}
 
 describe('HTTP edges', () => {
   describe('errors outside the routes', () => {

@@ -3,6 +3,7 @@ import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { RatingEntry } from '../src/ratings/rating-entry.entity';
 import { anime, createUserWithToken, importTitles, manga } from './factories';
+import { expectProblem } from './utils/problem';
 import { api, useTestApp } from './utils/test-app';
 import { sleep } from './utils/wait';
 
@@ -80,20 +81,6 @@ const BODY_LIMIT = 16384;
 
 const ratingsPath = (media: Media, id: number | string, query = '') =>
   `/v1/my/${media}/${id}/ratings${query}`;
-
-/** A problem+json error (contract §3); with `fields`, exactly those fields are named. */
-function expectProblem(response: Response, status: number, fields?: string[]): void {
-  expect({ status: response.status, body: response.body as unknown }).toMatchObject({
-    status,
-    body: { status, success: false },
-  });
-  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect(typeof response.body.detail).toBe('string');
-  if (fields) {
-    const named = ((response.body.errors ?? []) as { field: string }[]).map((e) => e.field);
-    expect([...named].sort()).toEqual([...fields].sort());
-  }
-}
 
 /** What a response says, in a form a whole table of cases can be compared against at once. */
 interface Outcome {

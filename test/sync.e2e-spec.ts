@@ -1,6 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
-import { anime, createUserWithToken, importTitles, manga } from './factories';
+import { anime, createUserWithToken, importTitles, manga, putEntry } from './factories';
 import { SyncPurgeService } from '../src/sync/sync-purge.service';
 import { api, createTestApp, resetDatabase, USER_AGENT, useTestApp } from './utils/test-app';
 import { sleep } from './utils/wait';
@@ -285,12 +285,12 @@ describe('changes feed across instances and time', () => {
     const { token } = await createUserWithToken(one);
     let current = one;
     const client = new MirrorClient(() => current, token, 'anime', 1);
-    await api(one, token).put('/v1/my/anime/1/ratings', { status: 'ongoing' }).expect(200);
-    await api(two, token).put('/v1/my/anime/2/ratings', { status: 'ongoing' }).expect(200);
+    await putEntry(one, token, 'anime', 1);
+    await putEntry(two, token, 'anime', 2);
     await client.expectMirrorsList();
     current = two;
     await api(one, token).delete('/v1/my/anime/1/ratings').expect(200);
-    await api(one, token).put('/v1/my/anime/3/ratings', { status: 'ongoing' }).expect(200);
+    await putEntry(one, token, 'anime', 3);
     await client.expectMirrorsList();
     expect([...client.mirror.keys()].sort()).toEqual([2, 3]);
 
@@ -309,7 +309,7 @@ describe('changes feed across instances and time', () => {
   it('answers 410 to a cursor issued longer ago than the retention; a chain counts from its start', async () => {
     const { token } = await createUserWithToken(one);
     for (const id of [1, 2, 3]) {
-      await api(one, token).put(`/v1/my/anime/${id}/ratings`, { status: 'ongoing' }).expect(200);
+      await putEntry(one, token, 'anime', id);
     }
     const start = await api(one, token).get('/v1/my/anime/changes?limit=1').expect(200);
     expect(start.body.has_more).toBe(true);

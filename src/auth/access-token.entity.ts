@@ -14,10 +14,8 @@ export class AccessToken {
   @Column({ name: 'token_hash', type: 'varchar', length: 64 })
   tokenHash: string;
 
-  @Column({ name: 'user_id', type: 'int' })
+  @BelongsTo(() => User, 'user_id', 'user')
   userId: number;
-
-  @BelongsTo(() => User, 'user_id')
   user?: User;
 
   /** Space-separated scope names, as in OAuth 2.0. */

@@ -25,6 +25,7 @@ interface ExternalUserRow {
 
 const MAX_CREATE_ATTEMPTS = 5;
 
+// Every request with an external JWT runs this: `users` joined, a read of the users module's table.
 const EXTERNAL_USER_SQL = `SELECT i.user_id AS user_id, u.name AS user_name,
   i.tokens_revoked_before AS tokens_revoked_before
   FROM external_identities i INNER JOIN users u ON u.id = i.user_id

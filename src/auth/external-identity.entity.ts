@@ -19,10 +19,8 @@ export class ExternalIdentity {
   @Column({ type: 'varchar', length: 255 })
   subject: string;
 
-  @Column({ name: 'user_id', type: 'int' })
+  @BelongsTo(() => User, 'user_id', 'user')
   userId: number;
-
-  @BelongsTo(() => User, 'user_id')
   user?: User;
 
   @DateTimeColumn('created_at')

@@ -66,7 +66,8 @@ interface LiveTokenRow {
   revoked_at: Date | string | null;
 }
 
-// Every API request runs this: one constant statement rather than a query built per call.
+// Every API request runs this: one constant statement rather than a query built per call, and
+// `users` joined (a read of the users module's table) rather than asked of UsersService after.
 const LIVE_TOKEN_SQL = `SELECT u.id AS user_id, u.name AS user_name, t.scopes AS scopes,
   t.client_id AS client_id, t.expires_at AS expires_at, t.revoked_at AS revoked_at
   FROM access_tokens t INNER JOIN users u ON u.id = t.user_id

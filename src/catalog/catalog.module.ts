@@ -1,10 +1,13 @@
 import { Module } from '@nestjs/common';
-import { RatingsModule } from '../ratings/ratings.module';
 import { CatalogService } from './catalog.service';
+import { TitleChangeHooks } from './title-change-hooks';
 
+/**
+ * The titles (contract §1) and their imports. Depends on no feature module: the modules that show
+ * titles read them (ratings, sync) and hear of their changes through TitleChangeHooks.
+ */
 @Module({
-  imports: [RatingsModule],
-  providers: [CatalogService],
-  exports: [CatalogService],
+  providers: [CatalogService, TitleChangeHooks],
+  exports: [CatalogService, TitleChangeHooks],
 })
 export class CatalogModule {}

@@ -4,8 +4,8 @@ import { DataSource, EntityManager, In } from 'typeorm';
 import { MEDIA_TYPES, type MediaType } from '../common/media-type';
 import { runTransaction } from '../database/transactions';
 import { CatalogFileError, TitleRecord } from './catalog-file';
-import { RatingsService } from '../ratings/ratings.service';
 import { offlineDatabaseItems, offlineTitleOf, OfflineTitle } from './offline-database';
+import { TitleChangeHooks } from './title-change-hooks';
 import { Title } from './title.entity';
 
 export interface ImportSummary {
@@ -24,11 +24,14 @@ const OFFLINE_BATCH = 500;
 // SQLite rejects very large statements ("Expression tree is too large"): insert in batches.
 const INSERT_BATCH = 200;
 
+/** Ids per look-up statement: well within both databases' limits on parameters. */
+const LOOKUP_BATCH = 500;
+
 @Injectable()
 export class CatalogService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly ratings: RatingsService,
+    private readonly changeHooks: TitleChangeHooks,
   ) {}
 
   /**
@@ -140,6 +143,19 @@ export class CatalogService {
     });
   }
 
+  /** The external ids of these titles of the media type (null: it has none, or no such title). */
+  async externalIds(mediaType: MediaType, ids: number[]): Promise<Map<number, number | null>> {
+    const found = new Map<number, number | null>();
+    for (let i = 0; i < ids.length; i += LOOKUP_BATCH) {
+      const titles = await this.dataSource.getRepository(Title).find({
+        select: { id: true, externalId: true },
+        where: { mediaType, id: In(ids.slice(i, i + LOOKUP_BATCH)) },
+      });
+      for (const title of titles) found.set(title.id, title.externalId);
+    }
+    return found;
+  }
+
   /** Writes the changed and the new titles, in the caller's transaction, and completes the summary. */
   private async write(
     manager: EntityManager,
@@ -153,18 +169,21 @@ export class CatalogService {
     for (let i = 0; i < created.length; i += INSERT_BATCH) {
       await manager.insert(Title, created.slice(i, i + INSERT_BATCH));
     }
-    await this.listsHoldingChanged(manager, changed);
+    await this.titlesChanged(manager, changed);
     summary.created = created.length;
     summary.updated = changed.length;
     return summary;
   }
 
-  /** The lists showing a changed title have a new body: the ratings module moves their versions. */
-  private async listsHoldingChanged(manager: EntityManager, changed: TitleRecord[]): Promise<void> {
+  /**
+   * What shows a changed title changes with it, in this transaction: the lists holding one have a
+   * new body, and the ratings module's hook moves their versions (TitleChangeHooks).
+   */
+  private async titlesChanged(manager: EntityManager, changed: TitleRecord[]): Promise<void> {
     for (const mediaType of MEDIA_TYPES) {
       const ids = changed.filter((record) => record.mediaType === mediaType).map((r) => r.id);
       for (let i = 0; i < ids.length; i += INSERT_BATCH) {
-        await this.ratings.titlesChanged(manager, mediaType, ids.slice(i, i + INSERT_BATCH));
+        await this.changeHooks.run(manager, mediaType, ids.slice(i, i + INSERT_BATCH));
       }
     }
   }

@@ -1,4 +1,3 @@
-import { applyDecorators } from '@nestjs/common';
 import { Column, JoinColumn, ManyToOne, type ObjectType } from 'typeorm';
 
 /** A point in time; both databases keep it in UTC (see typeorm-options). */
@@ -17,7 +16,19 @@ export function MillisecondsColumn(name: string): PropertyDecorator {
   return Column({ name, type: 'bigint', transformer: MILLISECONDS });
 }
 
-/** The row this one belongs to, through `column`; deleting it deletes this row. */
-export function BelongsTo<T>(parent: () => ObjectType<T>, column: string): PropertyDecorator {
-  return applyDecorators(ManyToOne(parent, { onDelete: 'CASCADE' }), JoinColumn({ name: column }));
+/**
+ * The row this one belongs to: its id, in the int `column`, is the decorated property, and the row
+ * itself is the relation `relation` (declared next to it, loaded only when a query asks for it).
+ * Deleting that row deletes this one. One decorator, so that the column is named once.
+ */
+export function BelongsTo<T>(
+  parent: () => ObjectType<T>,
+  column: string,
+  relation: string,
+): PropertyDecorator {
+  return (target, idProperty) => {
+    Column({ name: column, type: 'int' })(target, idProperty);
+    ManyToOne(parent, { onDelete: 'CASCADE' })(target, relation);
+    JoinColumn({ name: column })(target, relation);
+  };
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { isIPv6 } from 'node:net';
 import { CounterStore } from '../counters/counter-store';
 import { SignInResets } from './sign-in-resets';
+import { throttledAccount } from './throttled-account';
 
 /** Sign-in attempts allowed per account name, and per client IP, in one window. */
 export const LOGIN_THROTTLE = {
@@ -66,11 +67,6 @@ export class LoginThrottleService {
     if (kind === 'ip' && (await resetSinceOpened())) return 0;
     return Math.max(resetMs, 1000);
   }
-}
-
-/** What an account name counts under: compared case-insensitively, cut to the longest name. */
-export function throttledAccount(name: string): string {
-  return name.slice(0, 64).toLowerCase();
 }
 
 /**

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { SignInReset } from './entities/sign-in-reset.entity';
-import { throttledAccount } from './login-throttle.service';
+import { throttledAccount } from './throttled-account';
 
 /** The OAuth module's record of sign-in throttle resets (`sign_in_resets`). */
 @Injectable()

@@ -7,6 +7,8 @@ type Dialect = 'sqlite' | 'mysql';
  * The statements that read and write entries, with their columns in ENTRY_COLUMNS order. Made once,
  * when the module loads: the hot paths skip TypeORM's per-call query building (see BENCHMARKS.md).
  * Every read's first columns are those of `allEntries`, in the same order (see RowValues).
+ * `titles` is the catalog's table: the reads join it as a read of the catalog, so that each stays
+ * one statement.
  */
 export function entryStatements(columns: readonly EntryColumn[] = ENTRY_COLUMNS) {
   const read = [...columns.map(({ column }) => column), 'created_at', 'updated_at'];

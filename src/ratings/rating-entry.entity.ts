@@ -1,6 +1,6 @@
-import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index } from 'typeorm';
 import { DateTimeColumn } from '../database/columns';
-import type { MediaType } from '../common/media-type';
+import { EntryKey } from './entry-key';
 
 export const RATING_STATUSES = [
   'ongoing',
@@ -19,19 +19,7 @@ export type RatingStatus = (typeof RATING_STATUSES)[number];
 @Entity('rating_entries')
 @Index('UQ_rating_entries_user_title', ['userId', 'mediaType', 'titleId'], { unique: true })
 @Index('IDX_rating_entries_user_revision', ['userId', 'mediaType', 'revision'])
-export class RatingEntry {
-  @PrimaryGeneratedColumn()
-  id: number;
-
-  @Column({ name: 'user_id', type: 'int' })
-  userId: number;
-
-  @Column({ name: 'media_type', type: 'varchar', length: 5 })
-  mediaType: MediaType;
-
-  @Column({ name: 'title_id', type: 'int' })
-  titleId: number;
-
+export class RatingEntry extends EntryKey {
   @Column({ type: 'varchar', length: 16 })
   status: RatingStatus;
 

@@ -1,7 +1,7 @@
-import { Title } from '../catalog/title.entity';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { Title } from '../catalog/title.entity';
 import type { MediaType } from '../common/media-type';
 import { rawIsoSeconds } from '../database/raw-values';
 import { selectArrays, selectFirst } from '../database/select-arrays';
@@ -104,15 +104,6 @@ export interface TitleCounts {
   volumes: number | null;
 }
 
-const LIST_STATE_SQL = `SELECT u.created_at AS created_at, r.revision AS revision,
-  r.catalog_version AS catalog_version
-  FROM users u LEFT JOIN rating_revisions r ON r.user_id = u.id AND r.media_type = ?
-  WHERE u.id = ?`;
-
-/**
- * Where a user's list of one media type stands, in one primary-key read: what GET all's entity
- * tag and the changes feed's cursors are made of.
- */
 /** Sums over one media type of a user's entries: the inputs of the profile statistics (§8). */
 export interface ListTotals {
   media_type: MediaType;
@@ -132,6 +123,17 @@ export interface ListTotals {
 
 const countOf = (status: string) => `SUM(CASE WHEN e.status = '${status}' THEN 1 ELSE 0 END)`;
 const SCORE = '(e.public_rating * 10 + e.public_fraction)';
+
+/**
+ * Where a user's list of one media type stands, in one primary-key read: what GET all's entity
+ * tag and the changes feed's cursors are made of. `users` is a read of the users module's table
+ * (the user's creation time, which tells a user from a later one with the same id), joined here
+ * to keep every conditional GET at one statement.
+ */
+const LIST_STATE_SQL = `SELECT u.created_at AS created_at, r.revision AS revision,
+  r.catalog_version AS catalog_version
+  FROM users u LEFT JOIN rating_revisions r ON r.user_id = u.id AND r.media_type = ?
+  WHERE u.id = ?`;
 
 export interface ListState {
   /** `YYYY-MM-DDThh:mm:ssZ`: tells a user from a later one with the same id. */
@@ -159,9 +161,11 @@ const ENTRY_TITLE_IDS_SQL =
 const REVISION_SQL = 'SELECT revision FROM rating_revisions WHERE user_id = ? AND media_type = ?';
 
 /**
- * The SQL of the ratings module: the entries and revision tables it owns, and its one read of the
- * catalog (titles joined to entries). Statements are constant strings; writes take the manager of
- * the caller's transaction.
+ * The SQL of the ratings module: the entries and revision tables it owns, its one read of the
+ * catalog (`titles` joined to entries: in entry-statements and the profile totals) and its one
+ * read of `users` (LIST_STATE_SQL), kept in the statements of the hot paths rather than asked of
+ * those modules' services in a second query. Statements are constant strings; writes take the
+ * manager of the caller's transaction.
  */
 @Injectable()
 export class RatingsRepository {
@@ -253,7 +257,8 @@ export class RatingsRepository {
 
   /**
    * One aggregate over the user's entries (the unique index on user, media type, title serves it),
-   * joined with the catalog for episode lengths; every result is an integer sum.
+   * joined with the catalog's titles (a read of the catalog) for episode lengths; every result is
+   * an integer sum.
    */
   listTotals(
     userId: number,

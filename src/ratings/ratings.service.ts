@@ -118,7 +118,8 @@ export class RatingsService {
 
   /**
    * The catalog updated these titles, in its transaction (`manager`): the versions of every list
-   * and profile that shows one move with it, and no other (contract §10).
+   * and profile that shows one move with it, and no other (contract §10). RatingsModule registers
+   * it as a hook of the catalog's writes (TitleChangeHooks).
    */
   async titlesChanged(
     manager: EntityManager,

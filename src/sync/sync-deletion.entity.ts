@@ -1,6 +1,6 @@
-import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index } from 'typeorm';
 import { DateTimeColumn } from '../database/columns';
-import type { MediaType } from '../common/media-type';
+import { EntryKey } from '../ratings/entry-key';
 
 /**
  * The latest deletion of a user's entry for a title, kept SYNC_RETENTION_DAYS for the changes
@@ -10,19 +10,7 @@ import type { MediaType } from '../common/media-type';
 @Index('UQ_sync_deletions_user_title', ['userId', 'mediaType', 'titleId'], { unique: true })
 @Index('IDX_sync_deletions_user_revision', ['userId', 'mediaType', 'revision'])
 @Index('IDX_sync_deletions_deleted_at', ['deletedAt'])
-export class SyncDeletion {
-  @PrimaryGeneratedColumn()
-  id: number;
-
-  @Column({ name: 'user_id', type: 'int' })
-  userId: number;
-
-  @Column({ name: 'media_type', type: 'varchar', length: 5 })
-  mediaType: MediaType;
-
-  @Column({ name: 'title_id', type: 'int' })
-  titleId: number;
-
+export class SyncDeletion extends EntryKey {
   /** The list revision of the deletion. */
   @Column({ type: 'int' })
   revision: number;

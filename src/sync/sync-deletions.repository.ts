@@ -5,15 +5,9 @@ import type { MediaType } from '../common/media-type';
 import { nowToTheSecond } from '../common/timestamps';
 import { SyncDeletion } from './sync-deletion.entity';
 
-export interface DeletedTitle {
-  id: number;
-  external_id: number | null;
-}
-
-const DELETED_BETWEEN_SQL = `SELECT d.title_id AS id, t.external_id AS external_id, d.revision AS revision
-  FROM sync_deletions d LEFT JOIN titles t ON t.media_type = d.media_type AND t.id = d.title_id
-  WHERE d.user_id = ? AND d.media_type = ? AND d.revision > ? AND d.revision <= ?
-  ORDER BY d.revision LIMIT ?`;
+const DELETED_BETWEEN_SQL = `SELECT title_id, revision FROM sync_deletions
+  WHERE user_id = ? AND media_type = ? AND revision > ? AND revision <= ?
+  ORDER BY revision LIMIT ?`;
 
 /** The sync module's table of deletions (contract §12). */
 @Injectable()
@@ -50,23 +44,19 @@ export class SyncDeletionsRepository {
     await em.delete(SyncDeletion, { userId });
   }
 
+  /** The titles whose latest deletion has a revision in (after, upTo], oldest deletion first. */
   async deletedBetween(
     userId: number,
     mediaType: MediaType,
     after: number,
     upTo: number,
     limit: number,
-  ): Promise<{ revision: number; title: DeletedTitle }[]> {
-    const rows = await this.dataSource.query<
-      { id: number; external_id: number | null; revision: number }[]
-    >(DELETED_BETWEEN_SQL, [userId, mediaType, after, upTo, limit]);
-    return rows.map((row) => ({
-      revision: Number(row.revision),
-      title: {
-        id: Number(row.id),
-        external_id: row.external_id === null ? null : Number(row.external_id),
-      },
-    }));
+  ): Promise<{ revision: number; titleId: number }[]> {
+    const rows = await this.dataSource.query<{ title_id: number; revision: number }[]>(
+      DELETED_BETWEEN_SQL,
+      [userId, mediaType, after, upTo, limit],
+    );
+    return rows.map((row) => ({ revision: Number(row.revision), titleId: Number(row.title_id) }));
   }
 
   /** Removes at most `batch` deletions made before `before`; returns how many went. */

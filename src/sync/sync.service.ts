@@ -3,10 +3,17 @@ import type { MediaType } from '../common/media-type';
 import { ProblemException, PROBLEMS } from '../common/problem';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { CatalogService } from '../catalog/catalog.service';
 import { RatingsRepository, type RatingViewOf } from '../ratings/ratings.repository';
 import { Cursor, decodeCursor, encodeCursor } from './cursor';
-import { DeletedTitle, SyncDeletionsRepository } from './sync-deletions.repository';
+import { SyncDeletionsRepository } from './sync-deletions.repository';
 import { SyncKeyService } from './sync-key.service';
+
+/** A title deleted from the list, as the feed names it. */
+export interface DeletedTitle {
+  id: number;
+  external_id: number | null;
+}
 
 export interface ChangesPage<M extends MediaType> {
   changes: RatingViewOf<M>[];
@@ -34,6 +41,7 @@ export class SyncService {
     private readonly ratings: RatingsRepository,
     private readonly deletions: SyncDeletionsRepository,
     private readonly keys: SyncKeyService,
+    private readonly catalog: CatalogService,
   ) {}
 
   async changes<M extends MediaType>(
@@ -80,10 +88,18 @@ export class SyncService {
       from ? this.deletions.deletedBetween(userId, mediaType, after, upTo, limit + 1) : [],
     ]);
 
-    const page: ({ revision: number } & ({ entry: RatingViewOf<M> } | { title: DeletedTitle }))[] =
-      [...written, ...deleted].sort((a, b) => a.revision - b.revision);
+    const page: ({ revision: number } & ({ entry: RatingViewOf<M> } | { titleId: number }))[] = [
+      ...written,
+      ...deleted,
+    ].sort((a, b) => a.revision - b.revision);
     const hasMore = page.length > limit;
     if (hasMore) page.length = limit;
+    const deletedIds = page.flatMap((item) => ('titleId' in item ? [item.titleId] : []));
+    // The external ids of the titles deleted on this page (most pages have none: no query then).
+    const externalIds =
+      deletedIds.length === 0
+        ? new Map<number, number | null>()
+        : await this.catalog.externalIds(mediaType, deletedIds);
 
     const cursor: Cursor = {
       userId,
@@ -96,7 +112,7 @@ export class SyncService {
     };
     return {
       changes: page.flatMap((item) => ('entry' in item ? [item.entry] : [])),
-      deleted: page.flatMap((item) => ('title' in item ? [item.title] : [])),
+      deleted: deletedIds.map((id) => ({ id, external_id: externalIds.get(id) ?? null })),
       cursor: encodeCursor(key, cursor),
       has_more: hasMore,
     };

@@ -13,10 +13,8 @@ export class AuthorizationCode {
   @Column({ name: 'code_hash', type: 'varchar', length: 64 })
   codeHash: string;
 
-  @Column({ name: 'grant_id', type: 'int' })
+  @BelongsTo(() => OAuthGrant, 'grant_id', 'grant')
   grantId: number;
-
-  @BelongsTo(() => OAuthGrant, 'grant_id')
   grant?: OAuthGrant;
 
   @Column({ name: 'redirect_uri', type: 'varchar', length: 2048 })

@@ -1,4 +1,4 @@
-import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { BelongsTo, DateTimeColumn } from '../../database/columns';
 import { User } from '../../users/user.entity';
 import { OAuthClient } from './oauth-client.entity';
@@ -15,16 +15,12 @@ export class OAuthGrant {
   @PrimaryGeneratedColumn()
   id: number;
 
-  @Column({ name: 'oauth_client_id', type: 'int' })
+  @BelongsTo(() => OAuthClient, 'oauth_client_id', 'client')
   oauthClientId: number;
-
-  @BelongsTo(() => OAuthClient, 'oauth_client_id')
   client?: OAuthClient;
 
-  @Column({ name: 'user_id', type: 'int' })
+  @BelongsTo(() => User, 'user_id', 'user')
   userId: number;
-
-  @BelongsTo(() => User, 'user_id')
   user?: User;
 
   @DateTimeColumn('created_at')

@@ -13,10 +13,8 @@ export class RefreshToken {
   @Column({ name: 'token_hash', type: 'varchar', length: 64 })
   tokenHash: string;
 
-  @Column({ name: 'grant_id', type: 'int' })
+  @BelongsTo(() => OAuthGrant, 'grant_id', 'grant')
   grantId: number;
-
-  @BelongsTo(() => OAuthGrant, 'grant_id')
   grant?: OAuthGrant;
 
   @Column({ type: 'varchar', length: 255 })
