@@ -2,6 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AccessToken } from '../src/auth/access-token.entity';
+import { IpDenialRecords } from '../src/auth/ip-denial-records';
 import { SCOPES } from '../src/auth/scopes';
 import { hashToken, TokensService } from '../src/auth/tokens.service';
 import type { User } from '../src/users/user.entity';
@@ -698,16 +699,22 @@ describe('access control: temporary IP denial (step 1)', () => {
 
   describe('UA_DENY_THRESHOLD=3, UA_DENY_SECONDS=2', () => {
     const DENY_SECONDS = 2;
+    const logLines: string[] = [];
     let app: NestFastifyApplication;
     let token: string;
 
     beforeAll(async () => {
-      app = await createTestApp({
-        UA_DENY_THRESHOLD: '3',
-        UA_DENY_WINDOW_SECONDS: '60',
-        UA_DENY_SECONDS: String(DENY_SECONDS),
-        RATE_LIMIT_USER_LIMIT: '5',
-      });
+      app = await createTestApp(
+        {
+          UA_DENY_THRESHOLD: '3',
+          UA_DENY_WINDOW_SECONDS: '60',
+          UA_DENY_SECONDS: String(DENY_SECONDS),
+          RATE_LIMIT_USER_LIMIT: '5',
+          LOG_LEVEL: 'warn',
+        },
+        [],
+        { write: (line: string) => void logLines.push(line) },
+      );
       await resetDatabase(app);
       token = await issueToken(app, await createUser(app));
     });
@@ -720,8 +727,23 @@ describe('access control: temporary IP denial (step 1)', () => {
       await sendRejectedUserAgents(app, 2, { token });
       expect((await send(app, 'get', '/v1/my/anime/ratings', { token })).status).toBe(200);
 
+      const beforeDenial = Date.now();
       await sendRejectedUserAgents(app, 1, { token });
       const deniedAt = Date.now();
+
+      // Issue 17 item 6: the denial is logged (warn) with the address and the time it ends.
+      const denials = logLines
+        .map((line) => JSON.parse(line) as { level: number; msg: string })
+        .filter((record) => record.msg.includes(' denied until '));
+      expect(denials).toHaveLength(1);
+      expect(denials[0].level).toBe(40);
+      const [, address, until] = /^Address (\S+) denied until (\S+): /.exec(denials[0].msg) ?? [];
+      const recorded = await app.get(IpDenialRecords).list();
+      expect(recorded).toHaveLength(1);
+      expect(address).toBe(recorded[0].address);
+      expect(until).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(Date.parse(until)).toBeGreaterThanOrEqual(beforeDenial + DENY_SECONDS * 1000);
+      expect(Date.parse(until)).toBeLessThanOrEqual(deniedAt + DENY_SECONDS * 1000);
 
       expectIpDenied(await send(app, 'get', '/v1/my/anime/ratings', { token }), DENY_SECONDS);
       expectIpDenied(await send(app, 'get', '/v1/my/profile', { token }), DENY_SECONDS);

@@ -5,16 +5,13 @@ import {
   cpSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
-  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
@@ -33,7 +30,7 @@ import { anime, importTitles, manga } from './factories';
 import { exitOf, freePort, runCli, runNode } from './utils/cli';
 import { api, createTestApp, resetDatabase, USER_AGENT } from './utils/test-app';
 import { serverIsLive } from './utils/wait';
-import { testRedisUrl } from './utils/test-services';
+import { tempDir, testRedisUrl } from './utils/test-services';
 
 // Every CLI run starts a process of its own: slow on a busy machine.
 jest.setTimeout(180_000);
@@ -44,7 +41,7 @@ describe('the default SQLite file (issue 17 item 9)', () => {
   it('is the same file for the server and the CLI, whatever folder they are started from', async () => {
     // An installed copy of the package (package.json, dist/, node_modules), so that the default
     // file lands in a temporary folder instead of this repository's data/.
-    const base = mkdtempSync(join(tmpdir(), 'ratings-install-'));
+    const base = tempDir('ratings-install-');
     const app = join(base, 'app');
     const elsewhere = join(base, 'elsewhere');
     const another = join(base, 'another');
@@ -94,11 +91,10 @@ describe('the default SQLite file (issue 17 item 9)', () => {
         server.kill('SIGTERM');
         await exitOf(server);
       }
-      rmSync(base, { recursive: true, force: true });
     }
   });
   it('is not created by --help, --version or a usage error: only a command that runs opens it', async () => {
-    const base = mkdtempSync(join(tmpdir(), 'ratings-install-'));
+    const base = tempDir('ratings-install-');
     const app = join(base, 'app');
     const cwd = join(base, 'cwd');
     for (const dir of [app, cwd]) mkdirSync(dir);
@@ -109,30 +105,26 @@ describe('the default SQLite file (issue 17 item 9)', () => {
     const env = { DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'error', HOME: base };
     const created = () =>
       [join(app, 'data'), join(cwd, 'data'), join(base, 'data')].filter((path) => existsSync(path));
-    try {
-      for (const [args, code] of [
-        [['--help'], 0],
-        [['--version'], 0],
-        [['users'], 0],
-        [['users', '--help'], 0],
-        [['users', 'delete', '--help'], 0],
-        [['users', 'nuke'], 1],
-        [['users', 'list', 'bob'], 1],
-        [['users', 'delete'], 1],
-        [['users', 'export', '--name', 'alice', '--bogus'], 1],
-        [['nope'], 1],
-      ] as const) {
-        const result = await runNode(cli, [...args], { cwd, env });
-        expect([args, result.code]).toEqual([args, code]);
-        expect([args, result.stderr]).not.toEqual([args, expect.stringContaining('note:')]);
-        expect([args, created()]).toEqual([args, []]);
-      }
-      const listed = await runNode(cli, ['users', 'list'], { cwd, env });
-      expect(listed).toMatchObject({ code: 0, stdout: '' });
-      expect(created()).toEqual([join(app, 'data')]);
-    } finally {
-      rmSync(base, { recursive: true, force: true });
+    for (const [args, code] of [
+      [['--help'], 0],
+      [['--version'], 0],
+      [['users'], 0],
+      [['users', '--help'], 0],
+      [['users', 'delete', '--help'], 0],
+      [['users', 'nuke'], 1],
+      [['users', 'list', 'bob'], 1],
+      [['users', 'delete'], 1],
+      [['users', 'export', '--name', 'alice', '--bogus'], 1],
+      [['nope'], 1],
+    ] as const) {
+      const result = await runNode(cli, [...args], { cwd, env });
+      expect([args, result.code]).toEqual([args, code]);
+      expect([args, result.stderr]).not.toEqual([args, expect.stringContaining('note:')]);
+      expect([args, created()]).toEqual([args, []]);
     }
+    const listed = await runNode(cli, ['users', 'list'], { cwd, env });
+    expect(listed).toMatchObject({ code: 0, stdout: '' });
+    expect(created()).toEqual([join(app, 'data')]);
   });
 });
 
@@ -515,40 +507,35 @@ describe('admin CLI: users, clients and tokens (issue 17 item 8)', () => {
       await api(app, alice.token).put('/v1/my/anime/1/ratings', { status: 'completed' });
       const printed = await runCli(['users', 'export', '--name', 'alice']);
       expect(printed).toMatchObject({ code: 0, stderr: '' });
-      const dir = mkdtempSync(join(tmpdir(), 'ratings-export-'));
-      try {
-        const file = join(dir, 'alice.json');
-        writeFileSync(file, 'an older export', { mode: 0o644 });
-        chmodSync(file, 0o644);
-        const written = await runCli(['users', 'export', '--name', 'alice', '--output', file]);
-        expect(written).toEqual({ code: 0, stdout: '', stderr: '' });
-        expect(readFileSync(file, 'utf8')).toBe(printed.stdout);
-        expect(statSync(file).mode & 0o777).toBe(0o600);
-        expect(readdirSync(dir)).toEqual(['alice.json']);
+      const dir = tempDir('ratings-export-');
+      const file = join(dir, 'alice.json');
+      writeFileSync(file, 'an older export', { mode: 0o644 });
+      chmodSync(file, 0o644);
+      const written = await runCli(['users', 'export', '--name', 'alice', '--output', file]);
+      expect(written).toEqual({ code: 0, stdout: '', stderr: '' });
+      expect(readFileSync(file, 'utf8')).toBe(printed.stdout);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(readdirSync(dir)).toEqual(['alice.json']);
 
-        const fresh = join(dir, 'fresh.json');
-        expect(
-          (await runCli(['users', 'export', '--name', 'alice', '--output', fresh])).code,
-        ).toBe(0);
-        expect(statSync(fresh).mode & 0o777).toBe(0o600);
+      const fresh = join(dir, 'fresh.json');
+      const exported = await runCli(['users', 'export', '--name', 'alice', '--output', fresh]);
+      expect(exported.code).toBe(0);
+      expect(statSync(fresh).mode & 0o777).toBe(0o600);
 
-        const nowhere = join(dir, 'missing', 'alice.json');
-        const failed = await runCli(['users', 'export', '--name', 'alice', '--output', nowhere]);
-        expect(failed).toMatchObject({
-          code: 1,
-          stdout: '',
-          stderr: `error: cannot write ${nowhere} (ENOENT)\n`,
-        });
-        const unknown = await runCli(['users', 'export', '--name', 'nobody', '--output', fresh]);
-        expect(unknown).toMatchObject({ code: 1, stderr: 'error: no user named "nobody"\n' });
-        expect(readFileSync(fresh, 'utf8')).toBe(printed.stdout);
-        expect(readdirSync(dir).sort()).toEqual(['alice.json', 'fresh.json']);
-        const empty = await runCli(['users', 'export', '--name', 'alice', '--output', '']);
-        expect(empty.code).toBe(1);
-        expect(empty.stderr).toMatch(/--output needs a file name/);
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
+      const nowhere = join(dir, 'missing', 'alice.json');
+      const failed = await runCli(['users', 'export', '--name', 'alice', '--output', nowhere]);
+      expect(failed).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: `error: cannot write ${nowhere} (ENOENT)\n`,
+      });
+      const unknown = await runCli(['users', 'export', '--name', 'nobody', '--output', fresh]);
+      expect(unknown).toMatchObject({ code: 1, stderr: 'error: no user named "nobody"\n' });
+      expect(readFileSync(fresh, 'utf8')).toBe(printed.stdout);
+      expect(readdirSync(dir).sort()).toEqual(['alice.json', 'fresh.json']);
+      const empty = await runCli(['users', 'export', '--name', 'alice', '--output', '']);
+      expect(empty.code).toBe(1);
+      expect(empty.stderr).toMatch(/--output needs a file name/);
     });
   });
 

@@ -33,6 +33,16 @@ describe('admin CLI (node dist/cli.js)', () => {
       [['nuke'], /unknown command 'nuke'/],
       [['users', 'create', '--name', 'x', '--colour', 'red'], /unknown option '--colour'/],
       [['users', 'create'], /required option '--name <name>' not specified/],
+      [['tokens', 'revoke'], /give either a token or --user NAME/],
+      [['tokens', 'revoke', 'some-token', '--user', 'alice'], /give either a token or --user NAME/],
+      [['clients', 'delete'], /missing required argument 'client_id'/],
+      [['clients', 'rotate-secret'], /missing required argument 'client_id'/],
+      [['denials', 'lift'], /required option '--ip <address>' not specified/],
+      [
+        ['users', 'unblock', '--iss', 'https://id.example'],
+        /required option '--sub <subject>' not specified/,
+      ],
+      [['users', 'reset-sign-in'], /required option '--name <name>' not specified/],
     ])('%j exits 1 naming what was not understood', async (args, message) => {
       const result = await runCli(args);
       expect(result.code).toBe(1);

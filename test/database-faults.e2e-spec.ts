@@ -1,12 +1,11 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import Database from 'better-sqlite3';
-import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { anime, createUserWithToken, importTitles } from './factories';
 import { PrivateMariaDb } from './utils/private-mariadb';
 import { api, createTestApp } from './utils/test-app';
+import { tempDir } from './utils/test-services';
 import { sleep } from './utils/wait';
 
 /** contract §16: the readiness check answers within 2 s, whatever the database does. */
@@ -114,7 +113,7 @@ describe('database faults (DATABASE_TIMEOUT_MS)', () => {
   });
 
   describe('SQLite locked by another process', () => {
-    const path = join(tmpdir(), `ratings-locked-${process.pid}.sqlite`);
+    const path = join(tempDir('ratings-locked-'), 'ratings.sqlite');
     let app: NestFastifyApplication;
     let token: string;
 
@@ -126,7 +125,6 @@ describe('database faults (DATABASE_TIMEOUT_MS)', () => {
 
     afterAll(async () => {
       await app.close();
-      for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
     });
 
     it('a write that waits past the busy timeout is 503, and writes again once the lock is gone', async () => {

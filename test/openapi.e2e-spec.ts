@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { SCOPES } from '../src/auth/scopes';
+import type { ProfileView } from '../src/profile/profile.dto';
 import { anime, createUserWithToken, importTitles } from './factories';
 import { api, createTestApp, resetDatabase, USER_AGENT } from './utils/test-app';
 
@@ -160,6 +161,28 @@ describe('OpenAPI document (issue 12 points 14-17)', () => {
     expect(Object.keys(forbidden.content?.['application/problem+json'].examples ?? {})).toEqual(
       expect.arrayContaining(['userAgent', 'ipDenied', 'insufficientScope']),
     );
+  });
+
+  it('gives the profile an example that follows the statistics formulas, as in the README (issue 17 item 4)', () => {
+    const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
+    const readmeProfile = /### Profile\s+```json\n([\s\S]*?)\n```/.exec(readme)?.[1];
+    for (const path of ['/v1/my/profile', '/v1/users/{name}/profile']) {
+      const example = document.paths[path].get.responses['200'].content?.['application/json']
+        .example as ProfileView;
+      const { anime, manga } = example.statistics;
+      expect(manga.chapters).toBeGreaterThan(0);
+      expect(manga.volumes).toBeGreaterThan(0);
+      expect(manga.media_minutes).toBe(8 * manga.chapters + 72 * manga.volumes);
+      // The example's titles all have 24-minute episodes.
+      expect(anime.episodes).toBeGreaterThan(0);
+      expect(anime.media_minutes).toBe(24 * anime.episodes);
+      for (const statistics of [anime, manga]) {
+        expect(statistics.average).toBeGreaterThan(0);
+        expect(statistics.average).toBeLessThanOrEqual(100);
+        expect(statistics.completed).toBeGreaterThan(0);
+      }
+      expect(example).toEqual(JSON.parse(readmeProfile ?? 'null'));
+    }
   });
 
   it('gives each error status examples of its own, whose status is that status', () => {

@@ -5,17 +5,25 @@ import request from 'supertest';
 import { anime, createUserWithToken, importTitles } from './factories';
 import { api, createTestApp, resetDatabase } from './utils/test-app';
 import { sleep } from './utils/wait';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityTarget, type ObjectLiteral } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { createHash, randomBytes } from 'node:crypto';
 import { AccessToken } from '../src/auth/access-token.entity';
+import { hashToken } from '../src/auth/tokens.service';
 import { IpDenial } from '../src/auth/ip-denial.entity';
+import { ClientsService } from '../src/oauth/clients.service';
+import { AuthorizationCode } from '../src/oauth/entities/authorization-code.entity';
+import { RefreshToken } from '../src/oauth/entities/refresh-token.entity';
 import { SignInReset } from '../src/oauth/entities/sign-in-reset.entity';
+import { GrantsService } from '../src/oauth/grants.service';
 import { LOGIN_THROTTLE } from '../src/oauth/login-throttle.service';
+import type { PurgeTask } from '../src/purges/purge-registry';
 import { PurgeRunner } from '../src/purges/purge-runner.service';
 import { MetricsService } from '../src/metrics/metrics.service';
 import { createUser, issueToken } from './factories';
 
 const METRICS_TOKEN = 'scrape-secret-for-tests';
+const REDIRECT_URI = 'https://listsync.example/callback';
 
 function family(families: PrometheusFamily[], name: string): PrometheusFamily {
   const found = families.find((candidate) => candidate.name === name);
@@ -223,24 +231,37 @@ describe('operations (contract §16)', () => {
       await app.close();
     });
 
+    /** `count` rows made by `row`, inserted 200 to a statement. */
+    async function insertMany<T extends ObjectLiteral>(
+      entity: EntityTarget<T>,
+      count: number,
+      row: () => QueryDeepPartialEntity<T>,
+    ): Promise<void> {
+      const rows = Array.from({ length: count }, row);
+      for (let i = 0; i < rows.length; i += 200) {
+        await app
+          .get(DataSource)
+          .getRepository(entity)
+          .insert(rows.slice(i, i + 200));
+      }
+    }
+
+    const randomHash = () => createHash('sha256').update(randomBytes(16)).digest('hex');
+    const anHourAgo = () => new Date(Date.now() - 3_600_000);
+    const twoHoursAgo = () => new Date(Date.now() - 7_200_000);
+
     /** `count` expired access tokens of `userId`, inserted in bulk. */
-    async function insertExpiredTokens(userId: number, count: number): Promise<void> {
-      const rows = Array.from({ length: count }, () => ({
-        tokenHash: createHash('sha256').update(randomBytes(16)).digest('hex'),
+    function insertExpiredTokens(userId: number, count: number): Promise<void> {
+      return insertMany(AccessToken, count, () => ({
+        tokenHash: randomHash(),
         userId,
         scopes: 'user.profile',
         clientId: null,
         grantId: null,
-        createdAt: new Date(Date.now() - 7_200_000),
-        expiresAt: new Date(Date.now() - 3_600_000),
+        createdAt: twoHoursAgo(),
+        expiresAt: anHourAgo(),
         revokedAt: null,
       }));
-      for (let i = 0; i < rows.length; i += 200) {
-        await app
-          .get(DataSource)
-          .getRepository(AccessToken)
-          .insert(rows.slice(i, i + 200));
-      }
     }
 
     const tokenRows = () => app.get(DataSource).getRepository(AccessToken).count();
@@ -264,6 +285,95 @@ describe('operations (contract §16)', () => {
       ).text;
       const families = parsePrometheusTextFormat(text);
       expect(sample(families, 'purged_rows_total', { kind: 'access_tokens' })).toBe(1005);
+    });
+
+    it('removes expired authorization codes and refresh tokens, at most 1000 rows a batch, and keeps live ones', async () => {
+      const user = await createUser(app);
+      const { client, secret } = await app.get(ClientsService).create({
+        name: 'Purge test',
+        redirectUris: [REDIRECT_URI],
+        isPublic: false,
+      });
+      const grants = app.get(GrantsService);
+      const grantId = await grants.open(client.id, user.id);
+      const liveCode = randomBytes(32).toString('base64url');
+      await grants.saveCode({
+        code: liveCode,
+        grantId,
+        redirectUri: REDIRECT_URI,
+        scopes: ['user.profile'],
+        codeChallenge: createHash('sha256').update('verifier').digest('base64url'),
+        codeChallengeMethod: 'S256',
+        expiresAt: new Date(Date.now() + 600_000),
+      });
+      const liveRefreshToken = randomBytes(32).toString('base64url');
+      await grants.saveTokens({
+        grantId,
+        userId: user.id,
+        clientId: client.clientId,
+        scopes: ['user.profile'],
+        accessToken: randomBytes(32).toString('base64url'),
+        accessTokenExpiresAt: new Date(Date.now() + 3_600_000),
+        refreshToken: liveRefreshToken,
+        refreshTokenExpiresAt: new Date(Date.now() + 86_400_000),
+      });
+      await insertMany(AuthorizationCode, 1005, () => ({
+        codeHash: randomHash(),
+        grantId,
+        redirectUri: REDIRECT_URI,
+        scopes: 'user.profile',
+        codeChallenge: 'challenge',
+        codeChallengeMethod: 'S256',
+        createdAt: twoHoursAgo(),
+        expiresAt: anHourAgo(),
+        usedAt: null,
+      }));
+      await insertMany(RefreshToken, 1005, () => ({
+        tokenHash: randomHash(),
+        grantId,
+        scopes: 'user.profile',
+        createdAt: twoHoursAgo(),
+        expiresAt: anHourAgo(),
+        rotatedAt: null,
+        revokedAt: null,
+      }));
+      const codes = app.get(DataSource).getRepository(AuthorizationCode);
+      const refreshTokens = app.get(DataSource).getRepository(RefreshToken);
+      expect([await codes.count(), await refreshTokens.count()]).toEqual([1006, 1006]);
+
+      // The registered tasks themselves, called by the runner: each batch's rows counted.
+      const batches = ['oauth_authorization_codes', 'oauth_refresh_tokens'].map((kind) =>
+        jest.spyOn(app.get<PurgeTask>(`purge:${kind}`), 'purgeBatch'),
+      );
+      let purged: Record<string, number> | null;
+      try {
+        purged = await app.get(PurgeRunner).runOnce();
+        for (const batch of batches) {
+          expect(batch.mock.calls.map(([, limit]) => limit)).toEqual([1000, 1000]);
+          expect(await Promise.all(batch.mock.results.map((result) => result.value))).toEqual([
+            1000, 5,
+          ]);
+        }
+      } finally {
+        for (const batch of batches) batch.mockRestore();
+      }
+      expect(purged).toMatchObject({ oauth_authorization_codes: 1005, oauth_refresh_tokens: 1005 });
+      expect((await codes.find()).map((row) => row.codeHash)).toEqual([hashToken(liveCode)]);
+      expect((await refreshTokens.find()).map((row) => row.tokenHash)).toEqual([
+        hashToken(liveRefreshToken),
+      ]);
+      const refreshed = await request(app.getHttpServer())
+        .post('/oauth/token')
+        .type('form')
+        .send(
+          new URLSearchParams({
+            grant_type: 'refresh_token',
+            refresh_token: liveRefreshToken,
+            client_id: client.clientId,
+            client_secret: secret!,
+          }).toString(),
+        );
+      expect(refreshed.status).toBe(200);
     });
 
     it('removes ended IP denials and sign-in resets older than a throttle window, keeps the others', async () => {
