@@ -1,9 +1,9 @@
 import {
+  BeforeApplicationShutdown,
   Inject,
   Injectable,
   Logger,
   OnApplicationBootstrap,
-  OnApplicationShutdown,
 } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
@@ -24,7 +24,7 @@ const LEASE_SECONDS = 300;
  * database runs them, the others skip that round.
  */
 @Injectable()
-export class PurgeRunner implements OnApplicationBootstrap, OnApplicationShutdown {
+export class PurgeRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(PurgeRunner.name);
   private readonly holder = randomUUID();
   private timer: NodeJS.Timeout | null = null;
@@ -50,7 +50,8 @@ export class PurgeRunner implements OnApplicationBootstrap, OnApplicationShutdow
     this.timer = setInterval(run, this.config.purgeIntervalSeconds * 1000).unref();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Before the database connection closes (in the shutdown hooks): a running round ends first. */
+  async beforeApplicationShutdown(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     await this.running;
   }
