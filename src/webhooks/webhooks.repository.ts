@@ -40,7 +40,9 @@ export interface FinishedAttempt {
   nextAttemptAt: number | null;
 }
 
-const SUBSCRIBERS_SQL = 'SELECT id, events FROM webhooks';
+/** The user's name comes along: one statement on the write path instead of two. */
+const SUBSCRIBERS_SQL =
+  'SELECT id, events, (SELECT name FROM users WHERE id = ?) AS user_name FROM webhooks';
 const INSERT_MESSAGE_COLUMNS =
   '(event_id, webhook_id, event_type, user_id, body, state, attempts, next_attempt_at, lease_until, created_at)';
 const DUE_WEBHOOKS_SQL = `SELECT DISTINCT webhook_id FROM webhook_messages
@@ -49,6 +51,10 @@ const IN_FLIGHT_SQL = `SELECT COUNT(*) AS n FROM webhook_messages
   WHERE webhook_id = ? AND state = 'pending' AND lease_until > ?`;
 const RELEASE_SQL = `UPDATE webhook_messages SET lease_until = 0, leased_by = NULL
   WHERE id = ? AND leased_by = ?`;
+const RETRY_SQL = `UPDATE webhook_messages SET attempts = ?, next_attempt_at = ?, lease_until = 0,
+  leased_by = NULL WHERE id = ? AND state = 'pending'`;
+const FINISH_SQL = `UPDATE webhook_messages SET state = ?, attempts = ?, lease_until = 0,
+  leased_by = NULL, finished_at = ? WHERE state = 'pending' AND id IN`;
 const INSERT_ATTEMPTS_SQL = `INSERT INTO webhook_attempts
   (webhook_id, event_id, event_type, attempted_at, status, error, outcome) VALUES`;
 const ATTEMPTS_SQL = `SELECT event_id, event_type, attempted_at, status, error, outcome
@@ -61,12 +67,14 @@ const CLAIM_SQL = {
     messages: `SELECT id, event_id, event_type, body, attempts FROM webhook_messages
       WHERE webhook_id = ? AND state = 'pending' AND next_attempt_at <= ? AND lease_until <= ?
       ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED`,
+    lock: ' FOR UPDATE',
   },
   sqlite: {
     webhook: 'SELECT id, url, secret FROM webhooks WHERE id = ?',
     messages: `SELECT id, event_id, event_type, body, attempts FROM webhook_messages
       WHERE webhook_id = ? AND state = 'pending' AND next_attempt_at <= ? AND lease_until <= ?
       ORDER BY id LIMIT ?`,
+    lock: '',
   },
 };
 
@@ -77,8 +85,6 @@ const CLAIM_SQL = {
 @Injectable()
 export class WebhooksRepository {
   private readonly claimSql: (typeof CLAIM_SQL)['mysql'];
-  /** The webhooks as one write transaction sees them: read once per transaction, not per entry. */
-  private readonly subscribersOf = new WeakMap<EntityManager, Promise<Subscriber[]>>();
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     this.claimSql = isSqlite(dataSource) ? CLAIM_SQL.sqlite : CLAIM_SQL.mysql;
@@ -86,15 +92,19 @@ export class WebhooksRepository {
 
   // ---- the write path (inside the entry write's transaction) ----
 
-  subscribers(em: EntityManager): Promise<Subscriber[]> {
-    let found = this.subscribersOf.get(em);
-    if (!found) {
-      found = em
-        .query<{ id: string; events: string }[]>(SUBSCRIBERS_SQL)
-        .then((rows) => rows.map((row) => ({ id: row.id, events: row.events.split(',') })));
-      this.subscribersOf.set(em, found);
-    }
-    return found;
+  /** The webhooks, and the name of user `userId` when there is any webhook (null otherwise). */
+  async subscribers(
+    em: EntityManager,
+    userId: number,
+  ): Promise<{ subscribers: Subscriber[]; userName: string | null }> {
+    const rows = await em.query<{ id: string; events: string; user_name: string | null }[]>(
+      SUBSCRIBERS_SQL,
+      [userId],
+    );
+    return {
+      subscribers: rows.map((row) => ({ id: row.id, events: row.events.split(',') })),
+      userName: rows.length === 0 ? null : (rows[0].user_name ?? ''),
+    };
   }
 
   /** One message per webhook for the event, due at once. */
@@ -207,26 +217,40 @@ export class WebhooksRepository {
    */
   recordAttempts(attempts: FinishedAttempt[], now: number): Promise<void> {
     return runTransaction(this.dataSource, async (em) => {
-      const logged: FinishedAttempt[] = [];
-      for (const finished of attempts) {
-        const { message, attempt } = finished;
-        const changed =
-          attempt.outcome === 'retrying'
-            ? await execute(
-                em,
-                `UPDATE webhook_messages SET attempts = ?, next_attempt_at = ?, lease_until = 0,
-                  leased_by = NULL WHERE id = ? AND state = 'pending'`,
-                [message.attempts + 1, finished.nextAttemptAt, message.id],
-              )
-            : await execute(
-                em,
-                `UPDATE webhook_messages SET state = ?, attempts = ?, lease_until = 0,
-                  leased_by = NULL, finished_at = ? WHERE id = ? AND state = 'pending'`,
-                [attempt.outcome, message.attempts + 1, now, message.id],
-              );
-        if (changed > 0) logged.push(finished);
-      }
+      const ids = attempts.map(({ message }) => message.id);
+      const pending = new Set(
+        (await em.query<{ id: number }[]>(this.pendingSql(ids.length), ids)).map((row) =>
+          Number(row.id),
+        ),
+      );
+      const logged = attempts.filter(({ message }) => pending.has(message.id));
       if (logged.length === 0) return;
+      // Delivered and failed messages sharing a count of attempts are finished by one statement.
+      const finished = new Map<
+        string,
+        { outcome: AttemptOutcome; attempts: number; ids: number[] }
+      >();
+      for (const { message, attempt, nextAttemptAt } of logged) {
+        if (attempt.outcome === 'retrying') {
+          await em.query(RETRY_SQL, [message.attempts + 1, nextAttemptAt, message.id]);
+          continue;
+        }
+        const key = `${attempt.outcome}:${message.attempts}`;
+        let group = finished.get(key);
+        if (!group) {
+          group = { outcome: attempt.outcome, attempts: message.attempts + 1, ids: [] };
+          finished.set(key, group);
+        }
+        group.ids.push(message.id);
+      }
+      for (const group of finished.values()) {
+        await em.query(`${FINISH_SQL} (${group.ids.map(() => '?').join(', ')})`, [
+          group.outcome,
+          group.attempts,
+          now,
+          ...group.ids,
+        ]);
+      }
       await em.query(
         `${INSERT_ATTEMPTS_SQL} ${logged.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
         logged.flatMap(({ webhookId, attempt }) => [
@@ -240,6 +264,12 @@ export class WebhooksRepository {
         ]),
       );
     });
+  }
+
+  /** The messages among `count` ids still pending, locked on MySQL/MariaDB until the commit. */
+  private pendingSql(count: number): string {
+    return `SELECT id FROM webhook_messages WHERE id IN (${Array(count).fill('?').join(', ')})
+      AND state = 'pending'${this.claimSql.lock}`;
   }
 
   /** Gives a message back (an attempt cut short by shutdown): due again at once, for anyone. */
@@ -330,10 +360,4 @@ export class WebhooksRepository {
 export interface Subscriber {
   id: string;
   events: string[];
-}
-
-/** Runs a write in the transaction of `em`; returns how many rows it changed, on either driver. */
-async function execute(em: EntityManager, sql: string, parameters: unknown[]): Promise<number> {
-  const result = await em.queryRunner!.query(sql, parameters, true);
-  return result.affected ?? 0;
 }
