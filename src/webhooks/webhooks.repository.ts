@@ -53,28 +53,37 @@ const RELEASE_SQL = `UPDATE webhook_messages SET lease_until = 0, leased_by = NU
   WHERE id = ? AND leased_by = ?`;
 const RETRY_SQL = `UPDATE webhook_messages SET attempts = ?, next_attempt_at = ?, lease_until = 0,
   leased_by = NULL WHERE id = ? AND state = 'pending'`;
-const FINISH_SQL = `UPDATE webhook_messages SET state = ?, attempts = ?, lease_until = 0,
-  leased_by = NULL, finished_at = ? WHERE state = 'pending' AND id IN`;
 const INSERT_ATTEMPTS_SQL = `INSERT INTO webhook_attempts
   (webhook_id, event_id, event_type, attempted_at, status, error, outcome) VALUES`;
 const ATTEMPTS_SQL = `SELECT event_id, event_type, attempted_at, status, error, outcome
   FROM webhook_attempts WHERE webhook_id = ? ORDER BY id DESC LIMIT ?`;
 
-/** The locking clauses of the claim, per dialect (SQLite runs one writer at a time anyway). */
+/**
+ * The claim per dialect. SQLite runs one writer at a time anyway: no locking clauses, and the
+ * count of running attempts comes with the webhook's row. MySQL/MariaDB counts in a statement of
+ * its own, after the webhook's row is locked.
+ */
 const CLAIM_SQL = {
   mysql: {
     webhook: 'SELECT id, url, secret FROM webhooks WHERE id = ? FOR UPDATE SKIP LOCKED',
+    countsInFlight: false,
     messages: `SELECT id, event_id, event_type, body, attempts FROM webhook_messages
       WHERE webhook_id = ? AND state = 'pending' AND next_attempt_at <= ? AND lease_until <= ?
       ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED`,
     lock: ' FOR UPDATE',
+    messagesById: 'webhook_messages',
   },
   sqlite: {
-    webhook: 'SELECT id, url, secret FROM webhooks WHERE id = ?',
+    webhook: `SELECT id, url, secret, (SELECT COUNT(*) FROM webhook_messages
+      WHERE webhook_id = webhooks.id AND state = 'pending' AND lease_until > ?) AS in_flight
+      FROM webhooks WHERE id = ?`,
+    countsInFlight: true,
     messages: `SELECT id, event_id, event_type, body, attempts FROM webhook_messages
       WHERE webhook_id = ? AND state = 'pending' AND next_attempt_at <= ? AND lease_until <= ?
       ORDER BY id LIMIT ?`,
     lock: '',
+    // Without stats SQLite would rather scan the pending messages by state than look ids up.
+    messagesById: 'webhook_messages NOT INDEXED',
   },
 };
 
@@ -165,10 +174,11 @@ export class WebhooksRepository {
     leaseUntil: number,
   ): Promise<ClaimedWork | null> {
     return runTransaction(this.dataSource, async (em) => {
-      const [webhook] = await em.query<ClaimedWork['webhook'][]>(this.claimSql.webhook, [
-        webhookId,
-      ]);
-      if (!webhook) {
+      const [row] = await em.query<(ClaimedWork['webhook'] & { in_flight?: number | string })[]>(
+        this.claimSql.webhook,
+        this.claimSql.countsInFlight ? [now, webhookId] : [webhookId],
+      );
+      if (!row) {
         // Deleted (its messages go with it; a write that read it just before may leave some) or
         // being claimed by another instance right now.
         const exists = await em.query<unknown[]>('SELECT 1 FROM webhooks WHERE id = ?', [
@@ -179,8 +189,11 @@ export class WebhooksRepository {
         }
         return null;
       }
-      const [{ n }] = await em.query<{ n: number | string }[]>(IN_FLIGHT_SQL, [webhookId, now]);
-      const room = max - Number(n);
+      const webhook = { id: row.id, url: row.url, secret: row.secret };
+      const inFlight =
+        row.in_flight ??
+        (await em.query<{ n: number | string }[]>(IN_FLIGHT_SQL, [webhookId, now]))[0].n;
+      const room = max - Number(inFlight);
       if (room <= 0) return { webhook, messages: [] };
       const rows = await em.query<
         {
@@ -244,12 +257,12 @@ export class WebhooksRepository {
         group.ids.push(message.id);
       }
       for (const group of finished.values()) {
-        await em.query(`${FINISH_SQL} (${group.ids.map(() => '?').join(', ')})`, [
-          group.outcome,
-          group.attempts,
-          now,
-          ...group.ids,
-        ]);
+        await em.query(
+          `UPDATE ${this.claimSql.messagesById} SET state = ?, attempts = ?, lease_until = 0,
+            leased_by = NULL, finished_at = ? WHERE id IN (${group.ids.map(() => '?').join(', ')})
+            AND state = 'pending'`,
+          [group.outcome, group.attempts, now, ...group.ids],
+        );
       }
       await em.query(
         `${INSERT_ATTEMPTS_SQL} ${logged.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
@@ -268,7 +281,7 @@ export class WebhooksRepository {
 
   /** The messages among `count` ids still pending, locked on MySQL/MariaDB until the commit. */
   private pendingSql(count: number): string {
-    return `SELECT id FROM webhook_messages WHERE id IN (${Array(count).fill('?').join(', ')})
+    return `SELECT id FROM ${this.claimSql.messagesById} WHERE id IN (${Array(count).fill('?').join(', ')})
       AND state = 'pending'${this.claimSql.lock}`;
   }
 
