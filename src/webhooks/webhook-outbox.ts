@@ -29,7 +29,7 @@ export class WebhookOutbox {
 
   async record(em: EntityManager, change: RatingChange): Promise<void> {
     const type = EVENT_OF_KIND[change.kind];
-    const read = await this.read(em, change.userId);
+    const read = await this.read(em);
     const webhookIds = read.subscribers
       .filter((webhook) => webhook.events.includes(type))
       .map((webhook) => webhook.id);
@@ -54,14 +54,12 @@ export class WebhookOutbox {
 
   private read(
     em: EntityManager,
-    userId: number,
   ): Promise<{ subscribers: Subscriber[]; names: Map<number, string> }> {
     let read = this.readsOf.get(em);
     if (!read) {
-      read = this.repository.subscribers(em, userId).then(({ subscribers, userName }) => ({
-        subscribers,
-        names: new Map(userName === null ? [] : [[userId, userName]]),
-      }));
+      read = this.repository
+        .subscribers(em)
+        .then((subscribers) => ({ subscribers, names: new Map<number, string>() }));
       this.readsOf.set(em, read);
     }
     return read;

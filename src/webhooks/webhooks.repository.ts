@@ -40,9 +40,7 @@ export interface FinishedAttempt {
   nextAttemptAt: number | null;
 }
 
-/** The user's name comes along: one statement on the write path instead of two. */
-const SUBSCRIBERS_SQL =
-  'SELECT id, events, (SELECT name FROM users WHERE id = ?) AS user_name FROM webhooks';
+const SUBSCRIBERS_SQL = 'SELECT id, events FROM webhooks';
 const INSERT_MESSAGE_COLUMNS =
   '(event_id, webhook_id, event_type, user_id, body, state, attempts, next_attempt_at, lease_until, created_at)';
 const DUE_WEBHOOKS_SQL = `SELECT DISTINCT webhook_id FROM webhook_messages
@@ -101,19 +99,9 @@ export class WebhooksRepository {
 
   // ---- the write path (inside the entry write's transaction) ----
 
-  /** The webhooks, and the name of user `userId` when there is any webhook (null otherwise). */
-  async subscribers(
-    em: EntityManager,
-    userId: number,
-  ): Promise<{ subscribers: Subscriber[]; userName: string | null }> {
-    const rows = await em.query<{ id: string; events: string; user_name: string | null }[]>(
-      SUBSCRIBERS_SQL,
-      [userId],
-    );
-    return {
-      subscribers: rows.map((row) => ({ id: row.id, events: row.events.split(',') })),
-      userName: rows.length === 0 ? null : (rows[0].user_name ?? ''),
-    };
+  async subscribers(em: EntityManager): Promise<Subscriber[]> {
+    const rows = await em.query<{ id: string; events: string }[]>(SUBSCRIBERS_SQL);
+    return rows.map((row) => ({ id: row.id, events: row.events.split(',') }));
   }
 
   /** One message per webhook for the event, due at once. */
