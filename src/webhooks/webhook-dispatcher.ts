@@ -24,6 +24,11 @@ export const MAX_ATTEMPTS_IN_FLIGHT = 8;
 /** How often the outbox is read: writes of other processes (the CLI) are found within this. */
 const POLL_MS = 1000;
 /**
+ * How soon a local write is looked for: the writes of this long are claimed together, far inside
+ * the 5 s of contract §15 for a first attempt.
+ */
+const WRITE_WAKE_MS = 50;
+/**
  * A claim outlives the longest attempt by this much; then another instance may take it. With the
  * poll, it bounds MAX_WEBHOOK_TIMEOUT_SECONDS (contract §15: a dead claimer's events within 30 s).
  */
@@ -35,7 +40,7 @@ const RECORD_BATCH = 100;
  * The delivery worker of one server instance. It claims due outbox messages (a lease, see
  * WebhooksRepository.claim), sends them off the request path and records each attempt: delivered,
  * retried after the next delay of WEBHOOK_RETRY_SECONDS, or failed after the last. It wakes every
- * second and after each local write; on shutdown it stops claiming, cuts running attempts short
+ * second and shortly after local writes; on shutdown it stops claiming, cuts running attempts short
  * and gives their messages back.
  */
 @Injectable()
@@ -45,8 +50,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private readonly stop = new AbortController();
   private readonly running = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
+  private timerAt = 0;
   private ticking: Promise<void> | null = null;
-  private again = false;
+  /** When the next tick comes after the running one: sooner if something woke it meanwhile. */
+  private delayAfterTick = POLL_MS;
   private readonly unrecorded: {
     finished: FinishedAttempt;
     resolve: () => void;
@@ -66,13 +73,13 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   }
 
   /**
-   * A local write may have queued messages: look now rather than at the next poll. While attempts
-   * run, each one that ends looks again (and the poll runs every second), so a burst of writes
-   * does not also start a claim per write.
+   * A local write may have queued messages: look shortly rather than at the next poll, once for
+   * all the writes of that moment. While attempts run, each one that ends looks again (and the
+   * poll runs every second), so a burst of writes does not also start a claim per write.
    */
   @OnEvent(RATING_CHANGED_EVENT)
   onRatingChanged(): void {
-    if (this.running.size === 0) this.poke();
+    if (this.running.size === 0) this.wake(WRITE_WAKE_MS);
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -84,21 +91,33 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   }
 
   private poke(): void {
+    this.wake(0);
+  }
+
+  /** Ticks within `delay` ms: after the running tick ends, or at the earliest timer set. */
+  private wake(delay: number): void {
     if (this.stop.signal.aborted) return;
     if (this.ticking) {
-      this.again = true;
+      this.delayAfterTick = Math.min(this.delayAfterTick, delay);
       return;
     }
-    if (this.timer) clearTimeout(this.timer);
+    const at = Date.now() + delay;
+    if (this.timer) {
+      if (this.timerAt <= at) return;
+      clearTimeout(this.timer);
+    }
+    this.timerAt = at;
+    this.timer = setTimeout(() => this.runTick(), delay);
+  }
+
+  private runTick(): void {
+    this.timer = null;
+    if (this.stop.signal.aborted) return;
     this.ticking = this.tick().finally(() => {
       this.ticking = null;
-      if (this.stop.signal.aborted) return;
-      if (this.again) {
-        this.again = false;
-        this.poke();
-      } else {
-        this.timer = setTimeout(() => this.poke(), POLL_MS);
-      }
+      const delay = this.delayAfterTick;
+      this.delayAfterTick = POLL_MS;
+      this.wake(delay);
     });
   }
 

@@ -4,7 +4,7 @@ import type { EntityManager } from 'typeorm';
 import type { RatingChange } from '../ratings/rating-change';
 import { UsersService } from '../users/users.service';
 import { EVENT_OF_KIND, eventBody } from './webhook-events';
-import { WebhooksRepository } from './webhooks.repository';
+import { Subscriber, WebhooksRepository } from './webhooks.repository';
 
 /**
  * The webhooks' part of the entry write path: inside the write's transaction, one outbox message
@@ -13,8 +13,14 @@ import { WebhooksRepository } from './webhooks.repository';
  */
 @Injectable()
 export class WebhookOutbox {
-  /** User names read in a transaction (an import writes thousands of entries of one user). */
-  private readonly namesOf = new WeakMap<EntityManager, Map<number, string>>();
+  /**
+   * What a write transaction read: the webhooks once per transaction, not per entry, and user
+   * names (an import writes thousands of entries of one user).
+   */
+  private readonly readsOf = new WeakMap<
+    EntityManager,
+    Promise<{ subscribers: Subscriber[]; names: Map<number, string> }>
+  >();
 
   constructor(
     private readonly repository: WebhooksRepository,
@@ -23,11 +29,16 @@ export class WebhookOutbox {
 
   async record(em: EntityManager, change: RatingChange): Promise<void> {
     const type = EVENT_OF_KIND[change.kind];
-    const webhookIds = (await this.repository.subscribers(em))
+    const read = await this.read(em);
+    const webhookIds = read.subscribers
       .filter((webhook) => webhook.events.includes(type))
       .map((webhook) => webhook.id);
     if (webhookIds.length === 0) return;
-    const name = await this.userName(em, change.userId);
+    let name = read.names.get(change.userId);
+    if (name === undefined) {
+      name = (await this.users.nameIn(em, change.userId)) ?? '';
+      read.names.set(change.userId, name);
+    }
     await this.repository.enqueue(
       em,
       {
@@ -41,14 +52,16 @@ export class WebhookOutbox {
     );
   }
 
-  private async userName(em: EntityManager, userId: number): Promise<string> {
-    let names = this.namesOf.get(em);
-    if (!names) this.namesOf.set(em, (names = new Map<number, string>()));
-    let name = names.get(userId);
-    if (name === undefined) {
-      name = (await this.users.nameIn(em, userId)) ?? '';
-      names.set(userId, name);
+  private read(
+    em: EntityManager,
+  ): Promise<{ subscribers: Subscriber[]; names: Map<number, string> }> {
+    let read = this.readsOf.get(em);
+    if (!read) {
+      read = this.repository
+        .subscribers(em)
+        .then((subscribers) => ({ subscribers, names: new Map<number, string>() }));
+      this.readsOf.set(em, read);
     }
-    return name;
+    return read;
   }
 }

@@ -49,24 +49,39 @@ const IN_FLIGHT_SQL = `SELECT COUNT(*) AS n FROM webhook_messages
   WHERE webhook_id = ? AND state = 'pending' AND lease_until > ?`;
 const RELEASE_SQL = `UPDATE webhook_messages SET lease_until = 0, leased_by = NULL
   WHERE id = ? AND leased_by = ?`;
+const RETRY_SQL = `UPDATE webhook_messages SET attempts = ?, next_attempt_at = ?, lease_until = 0,
+  leased_by = NULL WHERE id = ? AND state = 'pending'`;
 const INSERT_ATTEMPTS_SQL = `INSERT INTO webhook_attempts
   (webhook_id, event_id, event_type, attempted_at, status, error, outcome) VALUES`;
 const ATTEMPTS_SQL = `SELECT event_id, event_type, attempted_at, status, error, outcome
   FROM webhook_attempts WHERE webhook_id = ? ORDER BY id DESC LIMIT ?`;
 
-/** The locking clauses of the claim, per dialect (SQLite runs one writer at a time anyway). */
+/**
+ * The claim per dialect. SQLite runs one writer at a time anyway: no locking clauses, and the
+ * count of running attempts comes with the webhook's row. MySQL/MariaDB counts in a statement of
+ * its own, after the webhook's row is locked.
+ */
 const CLAIM_SQL = {
   mysql: {
     webhook: 'SELECT id, url, secret FROM webhooks WHERE id = ? FOR UPDATE SKIP LOCKED',
+    countsInFlight: false,
     messages: `SELECT id, event_id, event_type, body, attempts FROM webhook_messages
       WHERE webhook_id = ? AND state = 'pending' AND next_attempt_at <= ? AND lease_until <= ?
       ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED`,
+    lock: ' FOR UPDATE',
+    messagesById: 'webhook_messages',
   },
   sqlite: {
-    webhook: 'SELECT id, url, secret FROM webhooks WHERE id = ?',
+    webhook: `SELECT id, url, secret, (SELECT COUNT(*) FROM webhook_messages
+      WHERE webhook_id = webhooks.id AND state = 'pending' AND lease_until > ?) AS in_flight
+      FROM webhooks WHERE id = ?`,
+    countsInFlight: true,
     messages: `SELECT id, event_id, event_type, body, attempts FROM webhook_messages
       WHERE webhook_id = ? AND state = 'pending' AND next_attempt_at <= ? AND lease_until <= ?
       ORDER BY id LIMIT ?`,
+    lock: '',
+    // Without stats SQLite would rather scan the pending messages by state than look ids up.
+    messagesById: 'webhook_messages NOT INDEXED',
   },
 };
 
@@ -77,8 +92,6 @@ const CLAIM_SQL = {
 @Injectable()
 export class WebhooksRepository {
   private readonly claimSql: (typeof CLAIM_SQL)['mysql'];
-  /** The webhooks as one write transaction sees them: read once per transaction, not per entry. */
-  private readonly subscribersOf = new WeakMap<EntityManager, Promise<Subscriber[]>>();
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     this.claimSql = isSqlite(dataSource) ? CLAIM_SQL.sqlite : CLAIM_SQL.mysql;
@@ -86,15 +99,9 @@ export class WebhooksRepository {
 
   // ---- the write path (inside the entry write's transaction) ----
 
-  subscribers(em: EntityManager): Promise<Subscriber[]> {
-    let found = this.subscribersOf.get(em);
-    if (!found) {
-      found = em
-        .query<{ id: string; events: string }[]>(SUBSCRIBERS_SQL)
-        .then((rows) => rows.map((row) => ({ id: row.id, events: row.events.split(',') })));
-      this.subscribersOf.set(em, found);
-    }
-    return found;
+  async subscribers(em: EntityManager): Promise<Subscriber[]> {
+    const rows = await em.query<{ id: string; events: string }[]>(SUBSCRIBERS_SQL);
+    return rows.map((row) => ({ id: row.id, events: row.events.split(',') }));
   }
 
   /** One message per webhook for the event, due at once. */
@@ -155,10 +162,11 @@ export class WebhooksRepository {
     leaseUntil: number,
   ): Promise<ClaimedWork | null> {
     return runTransaction(this.dataSource, async (em) => {
-      const [webhook] = await em.query<ClaimedWork['webhook'][]>(this.claimSql.webhook, [
-        webhookId,
-      ]);
-      if (!webhook) {
+      const [row] = await em.query<(ClaimedWork['webhook'] & { in_flight?: number | string })[]>(
+        this.claimSql.webhook,
+        this.claimSql.countsInFlight ? [now, webhookId] : [webhookId],
+      );
+      if (!row) {
         // Deleted (its messages go with it; a write that read it just before may leave some) or
         // being claimed by another instance right now.
         const exists = await em.query<unknown[]>('SELECT 1 FROM webhooks WHERE id = ?', [
@@ -169,8 +177,11 @@ export class WebhooksRepository {
         }
         return null;
       }
-      const [{ n }] = await em.query<{ n: number | string }[]>(IN_FLIGHT_SQL, [webhookId, now]);
-      const room = max - Number(n);
+      const webhook = { id: row.id, url: row.url, secret: row.secret };
+      const inFlight =
+        row.in_flight ??
+        (await em.query<{ n: number | string }[]>(IN_FLIGHT_SQL, [webhookId, now]))[0].n;
+      const room = max - Number(inFlight);
       if (room <= 0) return { webhook, messages: [] };
       const rows = await em.query<
         {
@@ -207,26 +218,40 @@ export class WebhooksRepository {
    */
   recordAttempts(attempts: FinishedAttempt[], now: number): Promise<void> {
     return runTransaction(this.dataSource, async (em) => {
-      const logged: FinishedAttempt[] = [];
-      for (const finished of attempts) {
-        const { message, attempt } = finished;
-        const changed =
-          attempt.outcome === 'retrying'
-            ? await execute(
-                em,
-                `UPDATE webhook_messages SET attempts = ?, next_attempt_at = ?, lease_until = 0,
-                  leased_by = NULL WHERE id = ? AND state = 'pending'`,
-                [message.attempts + 1, finished.nextAttemptAt, message.id],
-              )
-            : await execute(
-                em,
-                `UPDATE webhook_messages SET state = ?, attempts = ?, lease_until = 0,
-                  leased_by = NULL, finished_at = ? WHERE id = ? AND state = 'pending'`,
-                [attempt.outcome, message.attempts + 1, now, message.id],
-              );
-        if (changed > 0) logged.push(finished);
-      }
+      const ids = attempts.map(({ message }) => message.id);
+      const pending = new Set(
+        (await em.query<{ id: number }[]>(this.pendingSql(ids.length), ids)).map((row) =>
+          Number(row.id),
+        ),
+      );
+      const logged = attempts.filter(({ message }) => pending.has(message.id));
       if (logged.length === 0) return;
+      // Delivered and failed messages sharing a count of attempts are finished by one statement.
+      const finished = new Map<
+        string,
+        { outcome: AttemptOutcome; attempts: number; ids: number[] }
+      >();
+      for (const { message, attempt, nextAttemptAt } of logged) {
+        if (attempt.outcome === 'retrying') {
+          await em.query(RETRY_SQL, [message.attempts + 1, nextAttemptAt, message.id]);
+          continue;
+        }
+        const key = `${attempt.outcome}:${message.attempts}`;
+        let group = finished.get(key);
+        if (!group) {
+          group = { outcome: attempt.outcome, attempts: message.attempts + 1, ids: [] };
+          finished.set(key, group);
+        }
+        group.ids.push(message.id);
+      }
+      for (const group of finished.values()) {
+        await em.query(
+          `UPDATE ${this.claimSql.messagesById} SET state = ?, attempts = ?, lease_until = 0,
+            leased_by = NULL, finished_at = ? WHERE id IN (${group.ids.map(() => '?').join(', ')})
+            AND state = 'pending'`,
+          [group.outcome, group.attempts, now, ...group.ids],
+        );
+      }
       await em.query(
         `${INSERT_ATTEMPTS_SQL} ${logged.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
         logged.flatMap(({ webhookId, attempt }) => [
@@ -240,6 +265,12 @@ export class WebhooksRepository {
         ]),
       );
     });
+  }
+
+  /** The messages among `count` ids still pending, locked on MySQL/MariaDB until the commit. */
+  private pendingSql(count: number): string {
+    return `SELECT id FROM ${this.claimSql.messagesById} WHERE id IN (${Array(count).fill('?').join(', ')})
+      AND state = 'pending'${this.claimSql.lock}`;
   }
 
   /** Gives a message back (an attempt cut short by shutdown): due again at once, for anyone. */
@@ -330,10 +361,4 @@ export class WebhooksRepository {
 export interface Subscriber {
   id: string;
   events: string[];
-}
-
-/** Runs a write in the transaction of `em`; returns how many rows it changed, on either driver. */
-async function execute(em: EntityManager, sql: string, parameters: unknown[]): Promise<number> {
-  const result = await em.queryRunner!.query(sql, parameters, true);
-  return result.affected ?? 0;
 }
