@@ -57,6 +57,8 @@ import {
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
 const SOAK_WARMUP_SECONDS = 5;
+/** Rounds of each side of the metrics-and-logs pair, measured in turn; the median round counts. */
+const PAIR_ROUNDS = 3;
 
 const USAGE = `Usage: npm run bench -- [options]   (after npm run build)
 
@@ -307,27 +309,42 @@ async function main() {
 
   /** @type {Awaited<ReturnType<typeof measure>>[]} */
   const rows = [];
+  /** @param {'api-fresh' | 'api-logs'} target */
+  const startObservedServer = async (target) => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const started = await startServer(`server-${target}`, {
+      url,
+      env: {
+        ...env,
+        PORT: String(port),
+        LOG_LEVEL: target === 'api-logs' ? 'info' : 'warn',
+        METRICS_ENABLED: target === 'api-logs' ? 'true' : 'false',
+      },
+    });
+    return { ...started, url };
+  };
+  const pairedNames = new Set(['get-one-fresh', 'get-one-logs']);
+  const paired = selected.filter((s) => pairedNames.has(s.name));
   for (const scenario of selected) {
     const isBaseline = scenario.target === 'baseline';
+    if (paired.length === 2 && pairedNames.has(scenario.name)) {
+      if (scenario === paired[0]) {
+        for (const row of await measurePair(paired, startObservedServer)) {
+          rows.push(row);
+          say(
+            `  ${row.scenario.padEnd(18)} ${row.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${row.latencyMs.p50} ms  p99 ${row.latencyMs.p99} ms  (median of ${PAIR_ROUNDS} rounds, alternated: ${row.rounds.map((r) => r.toFixed(0)).join(', ')} req/s)`,
+          );
+        }
+      }
+      continue;
+    }
     await scenario.prepare?.();
-    // Metrics and access logs on and off, compared fairly: each on a second server freshly started
-    // on the same database, for this scenario only (the main one stays idle meanwhile).
+    // Metrics and access logs on or off, alone: on a second server freshly started on the same
+    // database, for this scenario only (the main one stays idle meanwhile).
     const logs =
       scenario.target === 'api-logs' || scenario.target === 'api-fresh'
-        ? await (async () => {
-            const logsPort = await freePort();
-            const url = `http://127.0.0.1:${logsPort}`;
-            const started = await startServer('server-logs', {
-              url,
-              env: {
-                ...env,
-                PORT: String(logsPort),
-                LOG_LEVEL: scenario.target === 'api-logs' ? 'info' : 'warn',
-                METRICS_ENABLED: scenario.target === 'api-logs' ? 'true' : 'false',
-              },
-            });
-            return { ...started, url };
-          })()
+        ? await startObservedServer(scenario.target)
         : null;
     const target = isBaseline ? baseline : (logs?.child ?? server);
     if (!target.isAlive())
@@ -788,6 +805,53 @@ try {
   await cleanUp();
 }
 process.exit(exitCode);
+
+/**
+ * GET one with metrics and access logs off and on, each on a fresh server of its own, measured in
+ * alternation (off, on, off, on, …) and reported as each side's median round: the machine's speed
+ * drifts within a run (the two baselines of one run differ by up to 2×), and two phases measured
+ * one after the other measured that drift as much as the logging.
+ * @param {import('./lib/load.mjs').Scenario[]} pair
+ * @param {(target: 'api-fresh' | 'api-logs') => Promise<{ child: ReturnType<typeof startChild>, sampler: ProcSampler, url: string }>} start
+ */
+async function measurePair(pair, start) {
+  const servers = [];
+  for (const scenario of pair) {
+    servers.push(await start(/** @type {'api-fresh' | 'api-logs'} */ (scenario.target)));
+  }
+  /** @type {Awaited<ReturnType<typeof measure>>[][]} */
+  const rounds = pair.map(() => []);
+  try {
+    for (let round = 0; round < PAIR_ROUNDS; round++) {
+      for (const [i, scenario] of pair.entries()) {
+        if (!servers[i].child.isAlive()) {
+          throw new Error(`${servers[i].child.name} is not running any more`);
+        }
+        rounds[i].push(
+          await measure(scenario, {
+            baseUrl: servers[i].url,
+            connections: settings.connections,
+            duration: settings.duration,
+            warmup: round === 0 ? settings.warmup : 0,
+            samplers: { server: servers[i].sampler, db: null },
+          }),
+        );
+      }
+    }
+  } finally {
+    for (const server of servers) {
+      await stopChild(server.child.child);
+      server.sampler.stop();
+    }
+  }
+  return rounds.map((measured) => {
+    const sorted = [...measured].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+    return {
+      ...sorted[Math.floor(sorted.length / 2)],
+      rounds: measured.map((r) => r.requestsPerSecond),
+    };
+  });
+}
 
 /**
  * POST /v1/my/anime/import of a 10,000-entry MyAnimeList export by a new user, on a fresh server

@@ -1,6 +1,6 @@
 // Child processes of the bench: spawned, watched and always killed, whatever way the run ends.
 import { spawn, execFile } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { request as httpGet } from 'node:http';
 import { createServer } from 'node:net';
@@ -35,14 +35,15 @@ export function freePort() {
  * @param {{ env: NodeJS.ProcessEnv, cwd: string, logFile: string, ipc?: boolean }} options
  */
 export function startChild(name, args, { env, cwd, logFile, ipc = false }) {
-  const log = createWriteStream(logFile, { flags: 'a' });
+  // The child writes to the file itself, as a server writing to a file or a journal would: piped
+  // through this process, every access-log line would cost the load generator CPU as well.
+  const log = openSync(logFile, 'a');
   const child = spawn(process.execPath, args, {
     env,
     cwd,
-    stdio: ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
+    stdio: ipc ? ['ignore', log, log, 'ipc'] : ['ignore', log, log],
   });
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
+  closeSync(log);
   live.add(child);
   let exited = false;
   child.on('exit', (code, signal) => {

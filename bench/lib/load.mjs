@@ -13,7 +13,8 @@ const MIN_PROBES = 10;
  * @typedef {object} Scenario
  * @property {string} name
  * @property {string} description
- * @property {'api' | 'api-logs' | 'baseline'} target api-logs: a server at LOG_LEVEL=info
+ * @property {'api' | 'api-fresh' | 'api-logs' | 'baseline'} target api-fresh, api-logs: a fresh server
+ *   with metrics and access logs off, or on
  * @property {() => Promise<void>} [prepare] run once before the scenario (e.g. a webhook)
  * @property {string} [method]
  * @property {string} [path]
