@@ -295,7 +295,7 @@ function verified(received: Received, secret: string): unknown {
   });
 }
 
-describe('webhooks: purges', () => {
+describe('webhooks: rows of the outbox and the log', () => {
   let app: NestFastifyApplication;
 
   beforeAll(async () => {
@@ -349,6 +349,59 @@ describe('webhooks: purges', () => {
       'SELECT event_id FROM webhook_messages ORDER BY id',
     );
     expect(messages.map((row) => row.event_id)).toEqual(['msg_recent', 'msg_pending']);
+    await resetDatabase(app);
+  });
+
+  it('records an attempt only while its instance still holds the message', async () => {
+    const dataSource = app.get(DataSource);
+    const now = Date.now();
+    const insert = async (eventId: string, leasedBy: string) => {
+      await dataSource.query(
+        `INSERT INTO webhook_messages (event_id, webhook_id, event_type, user_id, body, state, attempts,
+            next_attempt_at, lease_until, leased_by, created_at)
+          VALUES (?, 'w', 'rating.created', 1, '{}', 'pending', 0, ?, ?, ?, ?)`,
+        [eventId, now + 86_400_000, now + 60_000, leasedBy, now],
+      );
+      const [row] = await dataSource.query<{ id: number }[]>(
+        'SELECT id FROM webhook_messages WHERE event_id = ?',
+        [eventId],
+      );
+      return Number(row.id);
+    };
+    const delivered = (id: number, eventId: string) => ({
+      webhookId: 'w',
+      message: { id, eventId, eventType: 'rating.created' as const, body: '{}', attempts: 0 },
+      attempt: {
+        eventId,
+        eventType: 'rating.created' as const,
+        attemptedAt: now,
+        status: 204,
+        error: null,
+        outcome: 'delivered' as const,
+      },
+      nextAttemptAt: null,
+    });
+    // The lease of instance A ran out and instance B claimed the message again meanwhile.
+    const taken = await insert('msg_taken_over', 'instance-b');
+    const held = await insert('msg_held', 'instance-a');
+    await app
+      .get(WebhooksRepository)
+      .recordAttempts(
+        [delivered(taken, 'msg_taken_over'), delivered(held, 'msg_held')],
+        'instance-a',
+        now,
+      );
+    const messages = await dataSource.query<
+      { event_id: string; state: string; leased_by: string | null }[]
+    >('SELECT event_id, state, leased_by FROM webhook_messages ORDER BY id');
+    expect(messages).toEqual([
+      { event_id: 'msg_taken_over', state: 'pending', leased_by: 'instance-b' },
+      { event_id: 'msg_held', state: 'delivered', leased_by: null },
+    ]);
+    const logged = await dataSource.query<{ event_id: string }[]>(
+      'SELECT event_id FROM webhook_attempts',
+    );
+    expect(logged.map((row) => row.event_id)).toEqual(['msg_held']);
     await resetDatabase(app);
   });
 });

@@ -171,6 +171,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       try {
         await this.repository.recordAttempts(
           batch.map((pending) => pending.finished),
+          this.owner,
           Date.now(),
         );
         for (const pending of batch) pending.resolve();

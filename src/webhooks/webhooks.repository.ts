@@ -214,14 +214,15 @@ export class WebhooksRepository {
   /**
    * Records attempts that ended together, in one transaction: each message is delivered, due
    * again at its `nextAttemptAt`, or failed, and the log gets a line for each. Nothing is recorded
-   * for a message that is gone (its webhook was deleted).
+   * for a message that is gone (its webhook was deleted), nor for one whose lease ran out and
+   * another instance took over: that instance's attempt decides it.
    */
-  recordAttempts(attempts: FinishedAttempt[], now: number): Promise<void> {
+  recordAttempts(attempts: FinishedAttempt[], owner: string, now: number): Promise<void> {
     return runTransaction(this.dataSource, async (em) => {
       const ids = attempts.map(({ message }) => message.id);
       const pending = new Set(
-        (await em.query<{ id: number }[]>(this.pendingSql(ids.length), ids)).map((row) =>
-          Number(row.id),
+        (await em.query<{ id: number }[]>(this.pendingSql(ids.length), [...ids, owner])).map(
+          (row) => Number(row.id),
         ),
       );
       const logged = attempts.filter(({ message }) => pending.has(message.id));
@@ -270,7 +271,7 @@ export class WebhooksRepository {
   /** The messages among `count` ids still pending, locked on MySQL/MariaDB until the commit. */
   private pendingSql(count: number): string {
     return `SELECT id FROM ${this.claimSql.messagesById} WHERE id IN (${Array(count).fill('?').join(', ')})
-      AND state = 'pending'${this.claimSql.lock}`;
+      AND state = 'pending' AND leased_by = ?${this.claimSql.lock}`;
   }
 
   /** Gives a message back (an attempt cut short by shutdown): due again at once, for anyone. */
