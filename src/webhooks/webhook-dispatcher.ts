@@ -69,7 +69,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   ) {}
 
   onApplicationBootstrap(): void {
-    this.poke();
+    this.wake(0);
   }
 
   /**
@@ -88,10 +88,6 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     await this.ticking;
     await Promise.allSettled([...this.running]);
     this.sender.close();
-  }
-
-  private poke(): void {
-    this.wake(0);
   }
 
   /** Ticks within `delay` ms: after the running tick ends, or at the earliest timer set. */
@@ -192,7 +188,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         this.running.delete(attempt);
         // Claims again once half the room is free: one claim for several messages of a burst,
         // not one for each attempt that ends.
-        if (this.running.size <= MAX_ATTEMPTS_IN_FLIGHT / 2) this.poke();
+        if (this.running.size <= MAX_ATTEMPTS_IN_FLIGHT / 2) this.wake(0);
       });
     this.running.add(attempt);
   }
