@@ -30,13 +30,17 @@ export async function* offlineDatabaseItems(file: string): AsyncGenerator<unknow
   const steps: unknown[] = [createReadStream(file)];
   if (gzipped) steps.push(createGunzip());
   let sawData = false;
-  steps.push(parser(), pick({ filter: 'data' }), (token: { name: string }) => {
-    if (!sawData && token.name !== 'startArray') {
-      throw new CatalogFileError('"data" is not an array');
-    }
-    sawData = true;
-    return token;
-  });
+  steps.push(
+    parser({ streamValues: false }),
+    pick({ filter: 'data' }),
+    (token: { name: string }) => {
+      if (!sawData && token.name !== 'startArray') {
+        throw new CatalogFileError('"data" is not an array');
+      }
+      sawData = true;
+      return token;
+    },
+  );
   steps.push(streamArray());
   const pipeline = chain(steps) as unknown as Readable;
   try {
