@@ -1,7 +1,9 @@
 // Load generation: autocannon for throughput under 50 connections, a one-connection loop for the
 // latency of a single request, and the soak.
+import { execFile } from 'node:child_process';
 import process from 'node:process';
 import { clearTimeout, setTimeout } from 'node:timers';
+import { fileURLToPath, URL } from 'node:url';
 import autocannon from 'autocannon';
 import { HttpClient } from './http.mjs';
 
@@ -23,6 +25,8 @@ const MIN_PROBES = 10;
  * @property {(client: import('autocannon').Client) => void} [setupClient]
  * @property {number} [connections] overrides the run's connection count
  * @property {number} [expectedStatus] the status every answer must have (default: any 2xx)
+ * @property {Scenario} [alongside] requested one at a time on a connection of its own during the
+ *   measured phase: its latency while this scenario loads the server
  */
 
 /**
@@ -64,7 +68,12 @@ export async function measure(
   const serverWindow = await samplers.server.window();
   const dbWindow = samplers.db ? await samplers.db.window() : null;
   const selfCpuStart = process.cpuUsage();
-  const result = await run(options);
+  const [result, alongside] = await Promise.all([
+    run(options),
+    scenario.alongside
+      ? probeInOwnProcess(scenario.alongside, { baseUrl, seconds: duration, maxRequests: 1e9 })
+      : null,
+  ]);
   const selfCpu = process.cpuUsage(selfCpuStart);
   const server = await serverWindow.end();
   const db = dbWindow ? await dbWindow.end() : null;
@@ -106,6 +115,7 @@ export async function measure(
     loadGeneratorCpuMsPerRequest:
       completed === 0 ? null : round((selfCpu.user + selfCpu.system) / 1000 / completed, 3),
     bytesPerResponse: completed === 0 ? null : Math.round(result.throughput.total / completed),
+    alongside,
   };
 }
 
@@ -175,6 +185,30 @@ export async function probeLatency(scenario, { baseUrl, seconds, maxRequests = 2
     non2xx: bad,
     valid: times.length > 0 && bad / times.length <= MAX_BAD_SHARE,
   };
+}
+
+/**
+ * probeLatency in a child process (probe-process.mjs), for a probe made alongside a load.
+ * @param {Scenario} scenario with no functions: it crosses to the child as JSON
+ * @param {{ baseUrl: string, seconds: number, maxRequests?: number }} options
+ * @returns {Promise<Awaited<ReturnType<typeof probeLatency>>>}
+ */
+function probeInOwnProcess(scenario, options) {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [
+        fileURLToPath(new URL('./probe-process.mjs', import.meta.url)),
+        JSON.stringify({ scenario, options }),
+      ],
+      { timeout: (options.seconds + 60) * 1000 },
+      (error, stdout, stderr) => {
+        if (error) return reject(new Error(`the latency probe failed: ${stderr || error.message}`));
+        const result = /** @type {unknown} */ (JSON.parse(stdout));
+        resolve(/** @type {Awaited<ReturnType<typeof probeLatency>>} */ (result));
+      },
+    );
+  });
 }
 
 /**

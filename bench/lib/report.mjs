@@ -95,10 +95,18 @@ function table(header, lines) {
  * (the scenario's connection count) and, as a second line, on the one-connection probe (service
  * time without queueing), because under many connections p50 mostly measures the queue
  * (Little's law).
- * @param {{ db: 'sqlite' | 'mysql', rows: Row[], probes: Probe[], soak: Soak | null, malImport?: { seconds: number, serverPeakRssMb: number, serverBootRssMb: number } | null, catalogImport?: { items: number, seconds: number, peakRssMb: number, output: string } | null }} run
+ * @param {{ db: 'sqlite' | 'mysql', rows: Row[], probes: Probe[], soak: Soak | null, malImport?: { seconds: number, serverPeakRssMb: number, serverBootRssMb: number } | null, catalogImport?: { items: number, seconds: number, peakRssMb: number, output: string } | null, serverVmHwmMb?: number | null }} run
  * @returns {Verdict[]}
  */
-export function judgeTargets({ db, rows, probes, soak, malImport = null, catalogImport = null }) {
+export function judgeTargets({
+  db,
+  rows,
+  probes,
+  soak,
+  malImport = null,
+  catalogImport = null,
+  serverVmHwmMb = null,
+}) {
   const row = (/** @type {string} */ name) => rows.find((r) => r.scenario === name);
   const probe = (/** @type {string} */ name) => probes.find((p) => p.scenario === name);
   const baselineRps = baselineRequestsPerSecond(rows);
@@ -175,6 +183,13 @@ export function judgeTargets({ db, rows, probes, soak, malImport = null, catalog
       probe('get-all-10k')?.p50,
       (v) => v <= 150,
       (v) => `${v} ms`,
+    );
+    const alongside = row('get-all-10k-mixed')?.alongside;
+    judge(
+      `GET one p99 ≤ 20 ms on a connection of its own while GET all 10k runs at ${row('get-all-10k-mixed')?.connections ?? '-'} connections`,
+      alongside?.p99,
+      (v) => v <= 20,
+      (v) => `${v} ms (p50 ${alongside?.p50} ms, ${alongside?.requests} requests)`,
     );
   } else {
     verdicts.push({
@@ -262,6 +277,12 @@ export function judgeTargets({ db, rows, probes, soak, malImport = null, catalog
     (v) => v >= 0.9,
     (v) =>
       `${v.toFixed(2)}× (${soak?.firstWindowRequestsPerSecond} → ${soak?.lastWindowRequestsPerSecond} req/s)`,
+  );
+  judge(
+    'server peak RSS over seeding and every scenario ≤ 250 MB',
+    serverVmHwmMb,
+    (v) => v <= 250,
+    (v) => `${v} MB (VmHWM)`,
   );
   judge(
     'soak: server peak RSS ≤ 250 MB',
