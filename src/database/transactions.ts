@@ -14,7 +14,9 @@ const openTransaction = new AsyncLocalStorage<{ open: boolean }>();
  *
  * SQLite: the process has a single connection, on which two open transactions would interleave
  * ("cannot start a transaction within a transaction"), so transactions run one at a time here,
- * and statements from outside a transaction wait for it (see `queueSqliteStatements`).
+ * and statements from outside a transaction wait for it (see `queueSqliteStatements`). Each
+ * starts with BEGIN IMMEDIATE (the write lock, waited for), so that one which reads before it
+ * writes cannot fail on a write of another process (the CLI) meanwhile.
  * MySQL/MariaDB: a transaction that InnoDB picks as a deadlock victim is run again from the start
  * (its work was rolled back), so a race between writers never surfaces as an error.
  *
@@ -38,8 +40,9 @@ export function runTransaction<T>(
 /**
  * SQLite: makes a statement issued outside `runTransaction` (a purge, a token insert) wait
  * until the open transaction ends, instead of running on the shared connection inside it, where
- * it would hold that transaction's locks and be rolled back with it. TypeORM has no hook for
- * this, so the connection's one query runner is wrapped; call once, right after initialising.
+ * it would hold that transaction's locks and be rolled back with it; and opens the transactions
+ * of `runTransaction` with BEGIN IMMEDIATE. TypeORM has no hook for this, so the connection's one
+ * query runner is wrapped; call once, right after initialising.
  */
 export function queueSqliteStatements(dataSource: DataSource): void {
   if (!isSqlite(dataSource)) return;
@@ -47,9 +50,20 @@ export function queueSqliteStatements(dataSource: DataSource): void {
   const query = runner.query.bind(runner) as (...args: unknown[]) => Promise<unknown>;
   runner.query = ((...args: unknown[]) =>
     openTransaction.getStore()?.open
-      ? query(...args)
+      ? query(...(args[0] === BEGIN ? [BEGIN_IMMEDIATE, ...args.slice(1)] : args))
       : inSqliteTurn(dataSource, () => query(...args))) as QueryRunner['query'];
 }
+
+/**
+ * How TypeORM opens a SQLite transaction, and what runs instead. A deferred transaction that
+ * reads first holds a read snapshot; its first write, while another process (the CLI) writes,
+ * fails at once with SQLITE_BUSY (SQLite calls no busy handler for a reader that would write, and
+ * that process's commit makes the snapshot stale). BEGIN IMMEDIATE takes the write lock first,
+ * waiting for it as long as the busy timeout. Within this process transactions run one at a time
+ * anyway (`inSqliteTurn`), so it costs no concurrency, and no statement.
+ */
+const BEGIN = 'BEGIN TRANSACTION';
+const BEGIN_IMMEDIATE = 'BEGIN IMMEDIATE TRANSACTION';
 
 export function isSqlite(dataSource: DataSource): boolean {
   return dataSource.options.type === 'better-sqlite3';
