@@ -292,11 +292,11 @@ async function main() {
     );
   }
 
-  /** @type {{ received: () => number }} */
-  const deliveries = { received: () => 0 };
+  /** @type {{ received: () => Promise<number> }} */
+  const deliveries = { received: () => Promise.resolve(0) };
   let subscribed = false;
   const subscribeWebhook = async () => {
-    const receiver = await startWebhookReceiver();
+    const receiver = await startWebhookReceiver(join(tmpDir, 'webhook-receiver.log'));
     cleanups.push(() => receiver.close());
     deliveries.received = receiver.received;
     subscribed = true;
@@ -376,7 +376,7 @@ async function main() {
     if (subscribed && scenario.name === 'put-update-webhook') {
       // Whether delivery kept up with the writes, rather than leaving a queue behind.
       say(
-        `    webhook deliveries received by its end: ${deliveries.received()} (its measured phase alone made ${row.requestsTotal} PUTs)`,
+        `    webhook deliveries received by its end: ${await deliveries.received()} (its measured phase alone made ${row.requestsTotal} PUTs)`,
       );
     }
     if (logs) {
@@ -384,7 +384,7 @@ async function main() {
       logs.sampler.stop();
     }
   }
-  if (subscribed) say(`webhook deliveries received: ${deliveries.received()}`);
+  if (subscribed) say(`webhook deliveries received: ${await deliveries.received()}`);
   await stopChild(baseline.child);
 
   // Latency of a single request on an idle server: the service time, without the queue.

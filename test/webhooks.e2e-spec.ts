@@ -312,6 +312,10 @@ describe('webhooks: rows of the outbox and the log', () => {
     const now = Date.now();
     const old = now - 31 * 86_400_000;
     const recent = now - 29 * 86_400_000;
+    await dataSource.query(
+      `INSERT INTO webhooks (id, url, events, secret, created_at)
+        VALUES ('w', 'https://example.com/hook', 'rating.created', 'whsec_x', '2026-01-01 00:00:00')`,
+    );
     for (const [eventId, at] of [
       ['msg_old', old],
       ['msg_recent', recent],
@@ -327,12 +331,21 @@ describe('webhooks: rows of the outbox and the log', () => {
       ['msg_old_failed', 'failed', old],
       ['msg_recent', 'delivered', recent],
       ['msg_pending', 'pending', null],
+      // Left by a webhook deleted while a write that had read it was running: never delivered.
+      ['msg_of_deleted_webhook', 'pending', null],
     ] as const) {
       await dataSource.query(
         `INSERT INTO webhook_messages (event_id, webhook_id, event_type, user_id, body, state, attempts,
             next_attempt_at, lease_until, created_at, finished_at)
-          VALUES (?, 'w', 'rating.created', 1, '{}', ?, 1, ?, 0, ?, ?)`,
-        [eventId, state, now + 86_400_000, old, finishedAt],
+          VALUES (?, ?, 'rating.created', 1, '{}', ?, 1, ?, 0, ?, ?)`,
+        [
+          eventId,
+          eventId === 'msg_of_deleted_webhook' ? 'gone' : 'w',
+          state,
+          now + 86_400_000,
+          old,
+          finishedAt,
+        ],
       );
     }
     await dataSource.query(
@@ -340,7 +353,7 @@ describe('webhooks: rows of the outbox and the log', () => {
     );
 
     const purged = await app.get(PurgeRunner).runOnce();
-    expect(purged).toMatchObject({ webhook_attempts: 1, webhook_events: 2 });
+    expect(purged).toMatchObject({ webhook_attempts: 1, webhook_events: 3 });
     const attempts = await dataSource.query<{ event_id: string }[]>(
       'SELECT event_id FROM webhook_attempts',
     );

@@ -2,9 +2,10 @@
 // file through the CLI) and the webhook receiver of put-update-webhook.
 import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import process from 'node:process';
+import { fileURLToPath } from 'node:url';
+import { startChild } from './children.mjs';
 
 /**
  * A MyAnimeList anime export of `count` entries, for catalog titles 1..count (external ids
@@ -93,28 +94,38 @@ export function runNodeWithPeakRss(args, { env, cwd, timeoutMs = 600_000 }) {
 }
 
 /**
- * A webhook receiver that answers 204 to everything and counts the deliveries.
- * @returns {Promise<{ port: number, received: () => number, close: () => Promise<void> }>}
+ * A webhook receiver that answers 204 to everything and counts the deliveries, in a child process
+ * (webhook-receiver.mjs), off the load generator's event loop.
+ * @param {string} logFile
+ * @returns {Promise<{ port: number, received: () => Promise<number>, close: () => Promise<void> }>}
  */
-export async function startWebhookReceiver() {
-  let received = 0;
-  const server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      received++;
-      response.writeHead(204).end();
-    });
+export async function startWebhookReceiver(logFile) {
+  const script = join(dirname(fileURLToPath(import.meta.url)), 'webhook-receiver.mjs');
+  const receiver = startChild('webhook-receiver', [script], {
+    env: process.env,
+    cwd: dirname(script),
+    logFile,
+    ipc: true,
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
-  const address = server.address();
-  if (!address || typeof address === 'string') throw new Error('the receiver has no port');
+  const { child } = receiver;
+  /** @returns {Promise<Record<string, number>>} */
+  const reply = () =>
+    new Promise((resolve, reject) => {
+      const onExit = () => reject(new Error(`the webhook receiver exited; log: ${logFile}`));
+      child.once('exit', onExit);
+      child.once('message', (message) => {
+        child.off('exit', onExit);
+        resolve(/** @type {Record<string, number>} */ (message));
+      });
+    });
+  const { port } = await reply();
   return {
-    port: address.port,
-    received: () => received,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve(undefined));
-      }),
+    port,
+    received: async () => {
+      const answer = reply();
+      child.send('count');
+      return (await answer).received;
+    },
+    close: () => receiver.stop(),
   };
 }

@@ -13,7 +13,9 @@ const transactionRunners = new WeakMap<DataSource, QueryRunner>();
  *
  * SQLite: the process has a single connection, on which two open transactions would interleave
  * ("cannot start a transaction within a transaction"), so transactions run one at a time here,
- * and statements from outside a transaction wait for it (see `queueSqliteStatements`).
+ * and statements from outside a transaction wait for it (see `queueSqliteStatements`). Each
+ * starts with BEGIN IMMEDIATE (the write lock, waited for), so that one which reads before it
+ * writes cannot fail on a write of another process (the CLI) meanwhile.
  * MySQL/MariaDB: a transaction that InnoDB picks as a deadlock victim is run again from the start
  * (its work was rolled back), so a race between writers never surfaces as an error.
  *
@@ -48,21 +50,38 @@ export function queueSqliteStatements(dataSource: DataSource): void {
 /**
  * SQLite: a new entity manager (each transaction has its own: what a transaction read may be kept
  * by its manager) on a second query runner over the same connection (the better-sqlite3 driver
- * hands out one runner only, so it is made with that runner's class). Telling the statements of
- * the open transaction from those of other work by the runner they come through, rather than by
- * an AsyncLocalStorage, keeps Node 20 from running a promise hook for every promise of every
- * request once the first transaction ran (measured: 4.5 % of a GET one's CPU).
+ * hands out one runner only, so it is made with that runner's class), whose transactions begin
+ * IMMEDIATE. Telling the statements of the open transaction from those of other work by the
+ * runner they come through, rather than by an AsyncLocalStorage, keeps Node 20 from running a
+ * promise hook for every promise of every request once the first transaction ran (measured:
+ * 4.5 % of a GET one's CPU).
  */
 function transactionManager(dataSource: DataSource): EntityManager {
   let runner = transactionRunners.get(dataSource);
   if (!runner) {
     const shared = dataSource.driver.createQueryRunner('master');
     const Runner = shared.constructor as new (driver: DataSource['driver']) => QueryRunner;
-    runner = new Runner(dataSource.driver);
-    transactionRunners.set(dataSource, runner);
+    const created = new Runner(dataSource.driver);
+    const query = created.query.bind(created) as (...args: unknown[]) => Promise<unknown>;
+    created.query = ((...args: unknown[]) =>
+      query(
+        ...(args[0] === BEGIN ? [BEGIN_IMMEDIATE, ...args.slice(1)] : args),
+      )) as QueryRunner['query'];
+    transactionRunners.set(dataSource, (runner = created));
   }
   return dataSource.createEntityManager(runner);
 }
+
+/**
+ * How TypeORM opens a SQLite transaction, and what runs instead. A deferred transaction that
+ * reads first holds a read snapshot; its first write, while another process (the CLI) writes,
+ * fails at once with SQLITE_BUSY (SQLite calls no busy handler for a reader that would write, and
+ * that process's commit makes the snapshot stale). BEGIN IMMEDIATE takes the write lock first,
+ * waiting for it as long as the busy timeout. Within this process transactions run one at a time
+ * anyway (`inSqliteTurn`), so it costs no concurrency, and no statement.
+ */
+const BEGIN = 'BEGIN TRANSACTION';
+const BEGIN_IMMEDIATE = 'BEGIN IMMEDIATE TRANSACTION';
 
 export function isSqlite(dataSource: DataSource): boolean {
   return dataSource.options.type === 'better-sqlite3';

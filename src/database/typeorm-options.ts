@@ -14,6 +14,7 @@ import { PurgeLeases1800000300000 } from './migrations/1800000300000-purge-lease
 import { Webhooks1800000600000 } from './migrations/1800000600000-webhooks';
 import { PublicVersions1800000800000 } from './migrations/1800000800000-public-versions';
 import { AbuseRecords1800000900000 } from './migrations/1800000900000-abuse-records';
+import { WebhookMessageIndexes1800001000000 } from './migrations/1800001000000-webhook-message-indexes';
 
 export const MIGRATIONS = [
   InitialSchema1763830000000,
@@ -28,6 +29,7 @@ export const MIGRATIONS = [
   CatalogVersions1800000700001,
   PublicVersions1800000800000,
   AbuseRecords1800000900000,
+  WebhookMessageIndexes1800001000000,
 ];
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type

@@ -43,8 +43,22 @@ export interface FinishedAttempt {
 const SUBSCRIBERS_SQL = 'SELECT id, events FROM webhooks';
 const INSERT_MESSAGE_COLUMNS =
   '(event_id, webhook_id, event_type, user_id, body, state, attempts, next_attempt_at, lease_until, created_at)';
-const DUE_WEBHOOKS_SQL = `SELECT DISTINCT webhook_id FROM webhook_messages
-  WHERE state = 'pending' AND next_attempt_at <= ? AND lease_until <= ?`;
+/**
+ * The webhooks with due messages: a walk of the (few) webhooks, each looked up in
+ * IDX_webhook_messages_webhook (webhook_id, state, next_attempt_at). A scalar subquery, not
+ * EXISTS: MariaDB turns EXISTS into a semi-join that reads the whole outbox. Messages left behind
+ * by a deleted webhook are not found here: the purge removes them (`orphans` below).
+ */
+const DUE_WEBHOOKS_SQL = `SELECT w.id AS webhook_id FROM webhooks w WHERE (
+  SELECT 1 FROM webhook_messages m WHERE m.webhook_id = w.id AND m.state = 'pending'
+    AND m.next_attempt_at <= ? AND m.lease_until <= ? LIMIT 1) IS NOT NULL`;
+/**
+ * The due messages of a webhook, by due time: an order IDX_webhook_messages_webhook gives (the id
+ * ends each of its keys), so that neither database sorts a backlog nor walks the whole table by id.
+ */
+const DUE_MESSAGES_SQL = `SELECT id, event_id, event_type, body, attempts FROM webhook_messages
+  WHERE webhook_id = ? AND state = 'pending' AND next_attempt_at <= ? AND lease_until <= ?
+  ORDER BY next_attempt_at, id LIMIT ?`;
 const IN_FLIGHT_SQL = `SELECT COUNT(*) AS n FROM webhook_messages
   WHERE webhook_id = ? AND state = 'pending' AND lease_until > ?`;
 const RELEASE_SQL = `UPDATE webhook_messages SET lease_until = 0, leased_by = NULL
@@ -65,23 +79,30 @@ const CLAIM_SQL = {
   mysql: {
     webhook: 'SELECT id, url, secret FROM webhooks WHERE id = ? FOR UPDATE SKIP LOCKED',
     countsInFlight: false,
-    messages: `SELECT id, event_id, event_type, body, attempts FROM webhook_messages
-      WHERE webhook_id = ? AND state = 'pending' AND next_attempt_at <= ? AND lease_until <= ?
-      ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED`,
+    messages: `${DUE_MESSAGES_SQL} FOR UPDATE SKIP LOCKED`,
     lock: ' FOR UPDATE',
     messagesById: 'webhook_messages',
+    // The distinct ids by a loose index scan of IDX_webhook_messages_webhook.
+    orphans: `SELECT d.webhook_id FROM (SELECT DISTINCT webhook_id FROM webhook_messages) d
+      WHERE NOT EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id)`,
   },
   sqlite: {
     webhook: `SELECT id, url, secret, (SELECT COUNT(*) FROM webhook_messages
       WHERE webhook_id = webhooks.id AND state = 'pending' AND lease_until > ?) AS in_flight
       FROM webhooks WHERE id = ?`,
     countsInFlight: true,
-    messages: `SELECT id, event_id, event_type, body, attempts FROM webhook_messages
-      WHERE webhook_id = ? AND state = 'pending' AND next_attempt_at <= ? AND lease_until <= ?
-      ORDER BY id LIMIT ?`,
+    messages: DUE_MESSAGES_SQL,
     lock: '',
-    // Without stats SQLite would rather scan the pending messages by state than look ids up.
+    // Without stats SQLite may rather scan an index than look ids up.
     messagesById: 'webhook_messages NOT INDEXED',
+    // SQLite reads every key for a DISTINCT: the distinct ids one index seek each instead.
+    orphans: `WITH RECURSIVE ids (webhook_id) AS (
+        SELECT MIN(webhook_id) FROM webhook_messages
+        UNION ALL
+        SELECT (SELECT MIN(m.webhook_id) FROM webhook_messages m WHERE m.webhook_id > ids.webhook_id)
+        FROM ids WHERE ids.webhook_id IS NOT NULL)
+      SELECT webhook_id FROM ids WHERE webhook_id IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM webhooks w WHERE w.id = ids.webhook_id)`,
   },
 };
 
@@ -146,9 +167,9 @@ export class WebhooksRepository {
 
   /**
    * Leases up to `max` minus the attempts already running (on any instance) of the webhook's due
-   * messages, oldest first, to `owner` until `leaseUntil`. On MySQL/MariaDB the webhook's row is
-   * locked (SKIP LOCKED: an instance claiming for it already makes this one pass), so that the
-   * count of running attempts and the new leases are one step. A lease that runs out (its owner
+   * messages, earliest due first, to `owner` until `leaseUntil`. On MySQL/MariaDB the webhook's
+   * row is locked (SKIP LOCKED: an instance claiming for it already makes this one pass), so that
+   * the count of running attempts and the new leases are one step. A lease that runs out (its owner
    * died) makes the message due again.
    *
    * Written by hand: the queue libraries for Node need Redis or PostgreSQL, and the service must
@@ -288,9 +309,35 @@ export class WebhooksRepository {
     return this.purgeBefore('webhook_attempts', 'attempted_at', before, limit);
   }
 
-  /** Removes at most `limit` messages delivered or failed before `before` (ms). */
-  purgeFinishedBefore(before: number, limit: number): Promise<number> {
-    return this.purgeBefore('webhook_messages', 'finished_at', before, limit);
+  /**
+   * Removes at most `limit` messages delivered or failed before `before` (ms), then, with the room
+   * left, messages of webhooks that are gone (a write that read the webhooks just before a
+   * `webhooks delete` may commit some after it; nothing delivers them).
+   */
+  async purgeFinishedBefore(before: number, limit: number): Promise<number> {
+    const finished = await this.purgeBefore('webhook_messages', 'finished_at', before, limit);
+    if (finished >= limit) return finished;
+    return finished + (await this.purgeOrphans(limit - finished));
+  }
+
+  private purgeOrphans(limit: number): Promise<number> {
+    return runTransaction(this.dataSource, async (em) => {
+      const webhookIds = (await em.query<{ webhook_id: string }[]>(this.claimSql.orphans)).map(
+        (row) => row.webhook_id,
+      );
+      if (webhookIds.length === 0) return 0;
+      const rows = await em.query<{ id: number }[]>(
+        `SELECT id FROM webhook_messages WHERE webhook_id IN (${webhookIds.map(() => '?').join(', ')}) LIMIT ?`,
+        [...webhookIds, limit],
+      );
+      if (rows.length === 0) return 0;
+      const ids = rows.map((row) => Number(row.id));
+      await em.query(
+        `DELETE FROM webhook_messages WHERE id IN (${ids.map(() => '?').join(', ')})`,
+        ids,
+      );
+      return ids.length;
+    });
   }
 
   /** A select of ids then a delete by id: MySQL has no LIMIT in a DELETE with a subquery. */
