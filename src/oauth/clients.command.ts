@@ -6,7 +6,10 @@ import { toIsoSeconds } from '../common/timestamps';
 import { ClientRemoval } from './client-removal';
 import { ClientsService } from './clients.service';
 
-/** The `clients` sub-commands that manage the clients themselves (@Injectable so that Nest sees its constructor's types). */
+/**
+ * The `clients` sub-commands that go through ClientsService (@Injectable so that Nest sees its
+ * constructor's types).
+ */
 @Injectable()
 abstract class ClientCommand extends CommandRunner {
   constructor(protected readonly clients: ClientsService) {
