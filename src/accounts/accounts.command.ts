@@ -1,4 +1,6 @@
 import { CommandRunner, Option, SubCommand } from 'nest-commander';
+import { printJsonLine } from '../cli/output';
+import { UserCommand } from '../users/user.command';
 import { AccountErasure } from './account-erasure';
 import { AccountExport } from './account-export';
 import { writePrivateFile } from './private-file';
@@ -8,18 +10,13 @@ import { writePrivateFile } from './private-file';
   description:
     "Erase a user: entries (webhooks get rating.deleted for each), tokens, authorizations, sync deletions, undelivered webhook events; the identity provider's pairs stay blocked",
 })
-export class DeleteUserCommand extends CommandRunner {
+export class DeleteUserCommand extends UserCommand {
   constructor(private readonly erasure: AccountErasure) {
     super();
   }
 
   async run(_args: string[], options: { name: string }): Promise<void> {
-    process.stdout.write(`${JSON.stringify(await this.erasure.erase(options.name))}\n`);
-  }
-
-  @Option({ flags: '--name <name>', description: 'Name of the user', required: true })
-  parseName(value: string): string {
-    return value;
+    printJsonLine(await this.erasure.erase(options.name));
   }
 }
 

@@ -1,15 +1,13 @@
-import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index } from 'typeorm';
 import { BelongsTo, DateTimeColumn } from '../database/columns';
 import { User } from '../users/user.entity';
+import { IssuedCredential } from './issued-credential';
 
 @Entity('access_tokens')
 @Index('UQ_access_tokens_hash', ['tokenHash'], { unique: true })
 @Index('IDX_access_tokens_user', ['userId'])
 @Index('IDX_access_tokens_grant', ['grantId'])
-export class AccessToken {
-  @PrimaryGeneratedColumn()
-  id: number;
-
+export class AccessToken extends IssuedCredential {
   /** SHA-256 of the token, hex: the token itself is never stored. */
   @Column({ name: 'token_hash', type: 'varchar', length: 64 })
   tokenHash: string;
@@ -17,10 +15,6 @@ export class AccessToken {
   @BelongsTo(() => User, 'user_id', 'user')
   userId: number;
   user?: User;
-
-  /** Space-separated scope names, as in OAuth 2.0. */
-  @Column({ type: 'varchar', length: 255 })
-  scopes: string;
 
   /** The OAuth client the token was issued to; null for tokens from `tokens issue`. */
   @Column({ name: 'client_id', type: 'varchar', length: 64, nullable: true })
@@ -32,12 +26,6 @@ export class AccessToken {
    */
   @Column({ name: 'grant_id', type: 'int', nullable: true })
   grantId: number | null;
-
-  @DateTimeColumn('created_at')
-  createdAt: Date;
-
-  @DateTimeColumn('expires_at')
-  expiresAt: Date;
 
   @DateTimeColumn('revoked_at', { nullable: true })
   revokedAt: Date | null;

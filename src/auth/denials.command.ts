@@ -1,22 +1,26 @@
+import { Injectable } from '@nestjs/common';
 import { isIP } from 'node:net';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { CommandGroup } from '../cli/command-group';
+import { printJsonLine, printJsonLines } from '../cli/output';
 import { IpDenialRecords } from './ip-denial-records';
+
+/** The `denials` sub-commands (@Injectable so that Nest sees its constructor's types). */
+@Injectable()
+abstract class DenialCommand extends CommandRunner {
+  constructor(protected readonly denials: IpDenialRecords) {
+    super();
+  }
+}
 
 @SubCommand({
   name: 'list',
   description:
     'List the addresses denied for rejected User-Agents, one JSON line each: address, denied_at, until',
 })
-export class ListDenialsCommand extends CommandRunner {
-  constructor(private readonly denials: IpDenialRecords) {
-    super();
-  }
-
+export class ListDenialsCommand extends DenialCommand {
   async run(): Promise<void> {
-    for (const denial of await this.denials.list()) {
-      process.stdout.write(`${JSON.stringify(denial)}\n`);
-    }
+    printJsonLines(await this.denials.list());
   }
 }
 
@@ -25,16 +29,12 @@ export class ListDenialsCommand extends CommandRunner {
   description:
     "Lift an address's denial from its next request on, on every instance; its past rejections are forgotten",
 })
-export class LiftDenialCommand extends CommandRunner {
-  constructor(private readonly denials: IpDenialRecords) {
-    super();
-  }
-
+export class LiftDenialCommand extends DenialCommand {
   async run(_args: string[], options: { ip: string }): Promise<void> {
     if (!(await this.denials.lift(options.ip))) {
       throw new Error(`no denial of ${options.ip} is in force (see denials list)`);
     }
-    process.stdout.write(`${JSON.stringify({ lifted: options.ip })}\n`);
+    printJsonLine({ lifted: options.ip });
   }
 
   @Option({

@@ -1,6 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { AccountTokens } from '../accounts/account-tokens';
 import { CommandGroup } from '../cli/command-group';
+import { printJsonLines } from '../cli/output';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -106,9 +107,7 @@ export class ListTokensCommand extends CommandRunner {
   }
 
   async run(_args: string[], options: { user: string }): Promise<void> {
-    for (const token of await this.accounts.list(options.user)) {
-      process.stdout.write(`${JSON.stringify(token)}\n`);
-    }
+    printJsonLines(await this.accounts.list(options.user));
   }
 
   @Option({ flags: '--user <name>', description: 'Name of the user', required: true })

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { CommandGroup } from '../cli/command-group';
+import { printJsonLine } from '../cli/output';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { CatalogFileError, parseCatalogFile } from './catalog-file';
 import { CatalogService } from './catalog.service';
@@ -23,7 +24,7 @@ export class ImportCatalogCommand extends CommandRunner {
       options.format === 'anime-offline-database'
         ? await this.catalog.importOfflineDatabase(file)
         : await this.catalog.import(parseCatalogFile(await readFile(file, 'utf8')));
-    process.stdout.write(`${JSON.stringify(summary)}\n`);
+    printJsonLine(summary);
   }
 
   @Option({

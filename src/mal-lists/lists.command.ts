@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { startsWithGzipMagic } from '../cli/gzip-magic';
+import { printJsonLine } from '../cli/output';
 import type { MediaType } from '../common/media-type';
 import { ProblemException } from '../common/problem';
 import { UsersService } from '../users/users.service';
@@ -92,7 +93,7 @@ export class ImportListCommand extends ListCommand {
         options.mediaType,
         importBodyText(createReadStream(file), encoding),
       );
-      process.stdout.write(`${JSON.stringify(summary)}\n`);
+      printJsonLine(summary);
     } catch (error) {
       // Where the endpoint answers 4xx, the command fails with the same reason.
       if (error instanceof ProblemException) throw new ListsCommandError(error.problem.detail);

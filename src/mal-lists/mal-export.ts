@@ -3,14 +3,13 @@ import type { RatingView } from '../ratings/dto/rating-view.dto';
 import type { TitleCounts } from '../ratings/ratings.repository';
 import {
   CDATA_ELEMENTS,
-  ExportedStatus,
   malDesireOf,
   malFormatOf,
-  MalListFormat,
   malPriorityOf,
   malStatusOf,
   NO_DATE,
 } from './mal-format';
+import type { ExportedStatus, MalListFormat } from './mal-list-format';
 
 export interface ExportedEntry {
   entry: RatingView;

@@ -23,7 +23,8 @@ import { unknownMediaTypeController } from '../common/unknown-media-type.control
 import { ProblemException, PROBLEMS } from '../common/problem';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
 import { importBodyText, importEncodingOf, STREAMED_BODY } from './import-body';
-import { MAL_LIST_TYPES, type MalListFormat } from './mal-format';
+import { MAL_LIST_TYPES } from './mal-format';
+import type { MalListFormat } from './mal-list-format';
 import { ListImportSummary, MalListsService, SkippedElement } from './mal-lists.service';
 
 /** Rows of the rate limits (contract §5): anime and manga share each. */

@@ -1,19 +1,28 @@
+import { Injectable } from '@nestjs/common';
 import { CommandGroup } from '../cli/command-group';
+import { printJsonLine } from '../cli/output';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { toIsoSeconds } from '../common/timestamps';
 import { ClientRemoval } from './client-removal';
 import { ClientsService } from './clients.service';
+
+/**
+ * The `clients` sub-commands that go through ClientsService (@Injectable so that Nest sees its
+ * constructor's types).
+ */
+@Injectable()
+abstract class ClientCommand extends CommandRunner {
+  constructor(protected readonly clients: ClientsService) {
+    super();
+  }
+}
 
 @SubCommand({
   name: 'create',
   description:
     'Register an application; prints it as one JSON line, with the secret of a confidential client (shown once)',
 })
-export class CreateClientCommand extends CommandRunner {
-  constructor(private readonly clients: ClientsService) {
-    super();
-  }
-
+export class CreateClientCommand extends ClientCommand {
   async run(
     _args: string[],
     options: { name: string; redirectUri: string[]; public?: boolean },
@@ -30,7 +39,7 @@ export class CreateClientCommand extends CommandRunner {
       redirect_uris: client.redirectUris,
       token_endpoint_auth_method: secret === null ? 'none' : 'client_secret_basic',
     };
-    process.stdout.write(`${JSON.stringify(printed)}\n`);
+    printJsonLine(printed);
   }
 
   @Option({ flags: '--name <name>', description: 'Name shown on the consent page', required: true })
@@ -61,11 +70,7 @@ export class CreateClientCommand extends CommandRunner {
   description:
     'List the OAuth clients, one JSON line each: client_id, name, redirect_uris, token_endpoint_auth_method, created_at (no secret)',
 })
-export class ListClientsCommand extends CommandRunner {
-  constructor(private readonly clients: ClientsService) {
-    super();
-  }
-
+export class ListClientsCommand extends ClientCommand {
   async run(): Promise<void> {
     for (const client of await this.clients.list()) {
       const printed = {
@@ -75,7 +80,7 @@ export class ListClientsCommand extends CommandRunner {
         token_endpoint_auth_method: client.secretHash === null ? 'none' : 'client_secret_basic',
         created_at: toIsoSeconds(client.createdAt),
       };
-      process.stdout.write(`${JSON.stringify(printed)}\n`);
+      printJsonLine(printed);
     }
   }
 }
@@ -93,7 +98,7 @@ export class DeleteClientCommand extends CommandRunner {
 
   async run([clientId]: string[]): Promise<void> {
     await this.removal.delete(clientId);
-    process.stdout.write(`${JSON.stringify({ deleted: clientId })}\n`);
+    printJsonLine({ deleted: clientId });
   }
 }
 
@@ -103,14 +108,10 @@ export class DeleteClientCommand extends CommandRunner {
   description:
     'Give a confidential client a new secret, printed once as one JSON line; the old one stops working, tokens already issued keep working',
 })
-export class RotateClientSecretCommand extends CommandRunner {
-  constructor(private readonly clients: ClientsService) {
-    super();
-  }
-
+export class RotateClientSecretCommand extends ClientCommand {
   async run([clientId]: string[]): Promise<void> {
     const secret = await this.clients.rotateSecret(clientId);
-    process.stdout.write(`${JSON.stringify({ client_id: clientId, client_secret: secret })}\n`);
+    printJsonLine({ client_id: clientId, client_secret: secret });
   }
 }
 

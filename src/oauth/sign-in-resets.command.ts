@@ -1,4 +1,5 @@
-import { CommandRunner, Option, SubCommand } from 'nest-commander';
+import { SubCommand } from 'nest-commander';
+import { UserCommand } from '../users/user.command';
 import { UnknownUserError, UsersService } from '../users/users.service';
 import { SignInResets } from './sign-in-resets';
 
@@ -7,7 +8,7 @@ import { SignInResets } from './sign-in-resets';
   description:
     "Reset a user's sign-in throttle (consent page): the attempts counted so far no longer count, on every instance",
 })
-export class ResetSignInCommand extends CommandRunner {
+export class ResetSignInCommand extends UserCommand {
   constructor(
     private readonly users: UsersService,
     private readonly resets: SignInResets,
@@ -19,10 +20,5 @@ export class ResetSignInCommand extends CommandRunner {
     if (!(await this.users.findByExactName(options.name))) throw new UnknownUserError(options.name);
     await this.resets.reset(options.name);
     process.stdout.write('sign-in throttle reset\n');
-  }
-
-  @Option({ flags: '--name <name>', description: 'Name of the user', required: true })
-  parseName(value: string): string {
-    return value;
   }
 }

@@ -1,6 +1,4 @@
-import type { MediaType } from '../common/media-type';
 import type { RatingView } from './dto/rating-view.dto';
-import type { RatingViewOf } from './media-types';
 
 /**
  * What a reader who is not the owner may see of a user's list (contract §18), decided here and
@@ -16,13 +14,13 @@ import type { RatingViewOf } from './media-types';
 export const PUBLIC_VIEW_HIDDEN_FIELDS = ['personal_rating', 'notes', 'is_visible'] as const;
 
 type HiddenField = (typeof PUBLIC_VIEW_HIDDEN_FIELDS)[number];
-export type PublicRatingViewOf<M extends MediaType> = Omit<RatingViewOf<M>, HiddenField>;
+export type PublicViewOf<V extends RatingView> = Omit<V, HiddenField>;
 
 /** The SQL condition, on the entries table under the alias `e`, of the entries others may see. */
 export const PUBLIC_ENTRY_CONDITION = 'e.is_visible = 1';
 
 /** A visible entry as another user sees it. */
-export function publicEntryView<V extends RatingView>(view: V): Omit<V, HiddenField> {
+export function publicEntryView<V extends RatingView>(view: V): PublicViewOf<V> {
   // eslint-disable-next-line @typescript-eslint/no-unused-vars
   const { personal_rating, notes, is_visible, ...shown } = view;
   return shown;

@@ -16,14 +16,11 @@ import {
   type RowValues,
 } from './entry-mapping';
 import { entryStatements } from './entry-statements';
-import { byMediaType, type RatingViewOf } from './media-types';
+import { byMediaType, type PublicRatingViewOf, type RatingViewOf } from './media-types';
+import type { ListTotals } from './media-types/statistics';
 import { RatingEntry, type RatingStatus } from './rating-entry.entity';
 import type { ListOptions } from './list-options';
-import {
-  PUBLIC_ENTRY_CONDITION,
-  PUBLIC_VIEW_HIDDEN_FIELDS,
-  PublicRatingViewOf,
-} from './public-view.policy';
+import { PUBLIC_ENTRY_CONDITION, PUBLIC_VIEW_HIDDEN_FIELDS } from './public-view.policy';
 
 export type { RatingViewOf } from './media-types';
 
@@ -102,23 +99,6 @@ export interface TitleCounts {
   episodes: number | null;
   chapters: number | null;
   volumes: number | null;
-}
-
-/** Sums over one media type of a user's entries: the inputs of the profile statistics (§8). */
-export interface ListTotals {
-  media_type: MediaType;
-  ongoing: string | number;
-  completed: string | number;
-  on_hold: string | number;
-  dropped: string | number;
-  bookmark: string | number;
-  score_sum: string | number;
-  scored: string | number;
-  episodes: string | number;
-  chapters: string | number;
-  volumes: string | number;
-  repeats: string | number;
-  episode_minutes: string | number;
 }
 
 const countOf = (status: string) => `SUM(CASE WHEN e.status = '${status}' THEN 1 ELSE 0 END)`;

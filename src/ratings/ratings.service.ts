@@ -13,10 +13,10 @@ import { entryAfterPut, foundTitle } from './rating-rules';
 import { RatingWriteHooks } from './rating-write-hooks';
 import { RatingWriter } from './rating-writer';
 import type { ListOptions } from './list-options';
-import type { PublicRatingViewOf } from './public-view.policy';
+import type { PublicRatingViewOf } from './media-types';
+import type { ListTotals } from './media-types/statistics';
 import {
   ListState,
-  ListTotals,
   RatingsRepository,
   RatingViewOf,
   TitleKey,

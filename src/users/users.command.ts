@@ -1,4 +1,5 @@
 import { CommandGroup } from '../cli/command-group';
+import { printJsonLine, printJsonLines } from '../cli/output';
 import {
   Command,
   CommandRunner,
@@ -12,6 +13,7 @@ import { DeleteUserCommand, ExportUserCommand } from '../accounts/accounts.comma
 import { UnblockUserCommand } from '../auth/external-identities.command';
 import { ResetSignInCommand } from '../oauth/sign-in-resets.command';
 import { toIsoSeconds } from '../common/timestamps';
+import { UserCommand } from './user.command';
 import { UnknownUserError, UsersService } from './users.service';
 
 const MAX_STDIN_BYTES = 64 * 1024;
@@ -48,9 +50,7 @@ export class CreateUserCommand extends CommandRunner {
   async run(_args: string[], options: { name: string; passwordStdin?: boolean }): Promise<void> {
     const password = options.passwordStdin ? await readPasswordFromStdin() : undefined;
     const user = await this.users.create(options.name, password);
-    process.stdout.write(
-      `${JSON.stringify({ id: user.id, name: user.name, joined_at: toIsoSeconds(user.createdAt) })}\n`,
-    );
+    printJsonLine({ id: user.id, name: user.name, joined_at: toIsoSeconds(user.createdAt) });
   }
 
   @Option({ flags: '--name <name>', description: 'Unique user name', required: true })
@@ -88,7 +88,7 @@ export class NewPasswordQuestions {
   description:
     "Set or replace a user's password: asked twice without echo on a terminal, else read from standard input",
 })
-export class SetPasswordCommand extends CommandRunner {
+export class SetPasswordCommand extends UserCommand {
   constructor(
     private readonly users: UsersService,
     private readonly inquirer: InquirerService,
@@ -112,11 +112,6 @@ export class SetPasswordCommand extends CommandRunner {
     if (password !== repeated) throw new Error('the two passwords differ; nothing was changed');
     return password;
   }
-
-  @Option({ flags: '--name <name>', description: 'Name of the user', required: true })
-  parseName(value: string): string {
-    return value;
-  }
 }
 
 @SubCommand({
@@ -129,7 +124,7 @@ export class ListUsersCommand extends CommandRunner {
   }
 
   async run(): Promise<void> {
-    for (const user of await this.users.list()) process.stdout.write(`${JSON.stringify(user)}\n`);
+    printJsonLines(await this.users.list());
   }
 }
 

@@ -1,9 +1,15 @@
+import { Injectable } from '@nestjs/common';
 import { CommandGroup } from '../cli/command-group';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { printJsonLine, printJsonLines } from '../cli/output';
 import { WebhooksService } from './webhooks.service';
 
-function printLine(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value)}\n`);
+/** The `webhooks` sub-commands (@Injectable so that Nest sees its constructor's types). */
+@Injectable()
+abstract class WebhookCommand extends CommandRunner {
+  constructor(protected readonly webhooks: WebhooksService) {
+    super();
+  }
 }
 
 @SubCommand({
@@ -11,13 +17,9 @@ function printLine(value: unknown): void {
   description:
     "Create a webhook; prints it as one JSON line with its secret (shown only here). It receives every user's events, private entries included",
 })
-export class CreateWebhookCommand extends CommandRunner {
-  constructor(private readonly webhooks: WebhooksService) {
-    super();
-  }
-
+export class CreateWebhookCommand extends WebhookCommand {
   async run(_args: string[], options: { url: string; events?: string }): Promise<void> {
-    printLine(await this.webhooks.create(options.url, options.events));
+    printJsonLine(await this.webhooks.create(options.url, options.events));
   }
 
   @Option({
@@ -40,13 +42,9 @@ export class CreateWebhookCommand extends CommandRunner {
 }
 
 @SubCommand({ name: 'list', description: 'List the webhooks, one JSON line each (no secrets)' })
-export class ListWebhooksCommand extends CommandRunner {
-  constructor(private readonly webhooks: WebhooksService) {
-    super();
-  }
-
+export class ListWebhooksCommand extends WebhookCommand {
   async run(): Promise<void> {
-    for (const webhook of await this.webhooks.list()) printLine(webhook);
+    printJsonLines(await this.webhooks.list());
   }
 }
 
@@ -55,14 +53,10 @@ export class ListWebhooksCommand extends CommandRunner {
   arguments: '<id>',
   description: 'Delete a webhook; no attempt is made for it afterwards, retries included',
 })
-export class DeleteWebhookCommand extends CommandRunner {
-  constructor(private readonly webhooks: WebhooksService) {
-    super();
-  }
-
+export class DeleteWebhookCommand extends WebhookCommand {
   async run([id]: string[]): Promise<void> {
     await this.webhooks.delete(id);
-    printLine({ deleted: id });
+    printJsonLine({ deleted: id });
   }
 }
 
@@ -71,13 +65,9 @@ export class DeleteWebhookCommand extends CommandRunner {
   arguments: '<id>',
   description: 'Recent delivery attempts of a webhook, newest first, one JSON line each',
 })
-export class WebhookDeliveriesCommand extends CommandRunner {
-  constructor(private readonly webhooks: WebhooksService) {
-    super();
-  }
-
+export class WebhookDeliveriesCommand extends WebhookCommand {
   async run([id]: string[]): Promise<void> {
-    for (const attempt of await this.webhooks.deliveries(id)) printLine(attempt);
+    printJsonLines(await this.webhooks.deliveries(id));
   }
 }
 

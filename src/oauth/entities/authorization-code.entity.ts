@@ -1,14 +1,12 @@
-import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index } from 'typeorm';
+import { IssuedCredential } from '../../auth/issued-credential';
 import { BelongsTo, DateTimeColumn } from '../../database/columns';
 import { OAuthGrant } from './oauth-grant.entity';
 
 @Entity('oauth_authorization_codes')
 @Index('UQ_oauth_authorization_codes_hash', ['codeHash'], { unique: true })
 @Index('IDX_oauth_authorization_codes_grant', ['grantId'])
-export class AuthorizationCode {
-  @PrimaryGeneratedColumn()
-  id: number;
-
+export class AuthorizationCode extends IssuedCredential {
   /** SHA-256 of the code, hex. */
   @Column({ name: 'code_hash', type: 'varchar', length: 64 })
   codeHash: string;
@@ -20,22 +18,12 @@ export class AuthorizationCode {
   @Column({ name: 'redirect_uri', type: 'varchar', length: 2048 })
   redirectUri: string;
 
-  /** Space-separated, as granted on the consent page. */
-  @Column({ type: 'varchar', length: 255 })
-  scopes: string;
-
   @Column({ name: 'code_challenge', type: 'varchar', length: 128 })
   codeChallenge: string;
 
   /** Always S256: plain is refused at the authorization endpoint. */
   @Column({ name: 'code_challenge_method', type: 'varchar', length: 10 })
   codeChallengeMethod: string;
-
-  @DateTimeColumn('created_at')
-  createdAt: Date;
-
-  @DateTimeColumn('expires_at')
-  expiresAt: Date;
 
   /** Set by the one exchange a code allows. */
   @DateTimeColumn('used_at', { nullable: true })

@@ -1,6 +1,7 @@
 import { MEDIA_TYPES, type MediaType } from '../../common/media-type';
 import { ANIME } from './anime.descriptor';
 import { MANGA } from './manga.descriptor';
+import type { PublicViewOf } from '../public-view.policy';
 import type { MediaTypeDescriptor } from './media-type.descriptor';
 
 /** Every media type's descriptor; the compiler asks for one per name in MEDIA_TYPES. */
@@ -22,6 +23,9 @@ export function descriptorOf<M extends MediaType>(mediaType: M): Descriptors[M] 
 
 /** An entry of the media type as read (GET): AnimeRatingView, MangaRatingView… */
 export type RatingViewOf<M extends MediaType> = InstanceType<Descriptors[M]['view']>;
+
+/** An entry of the media type as another user sees it (public-view.policy). */
+export type PublicRatingViewOf<M extends MediaType> = PublicViewOf<RatingViewOf<M>>;
 
 /** The profile statistics of the media type. */
 export type StatisticsOf<M extends MediaType> = ReturnType<Descriptors[M]['statistics']['of']>;

@@ -1,9 +1,9 @@
 import type { Type } from '@nestjs/common';
 import type { MediaType } from '../../common/media-type';
-import type { MalListFormat } from '../../mal-lists/mal-format';
+import type { MalListFormat } from '../../mal-lists/mal-list-format';
 import type { PutRatingDto } from '../dto/put-rating.dto';
 import type { RatingView } from '../dto/rating-view.dto';
-import type { ListTotals } from '../ratings.repository';
+import type { ListTotals } from './statistics';
 
 /** A count of the catalog's titles (a column of `titles`). */
 export type TitleCount = 'episodes' | 'episodeMinutes' | 'chapters' | 'volumes';
