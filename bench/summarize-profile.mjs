@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Summarises a V8 .cpuprofile (from `npm run bench -- --cpu-prof` or `node --cpu-prof`): where the
-// CPU time went, by package or file and by function, self time and inclusive time.
+// CPU time went: by part of the request (the tables of BENCHMARKS.md), by package or file and by
+// function, self time and inclusive time.
 //
-//   node bench/summarize-profile.mjs FILE.cpuprofile [--top 25]
+//   node bench/summarize-profile.mjs FILE.cpuprofile [--top 25] [--cpu-ms-per-request 0.165]
 import { readFileSync } from 'node:fs';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
@@ -15,10 +16,17 @@ import { parseArgs } from 'node:util';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { top: { type: 'string', default: '25' } },
+  options: {
+    top: { type: 'string', default: '25' },
+    // The scenario's server CPU per request from a run without the profiler: each part's share
+    // of the busy time is also shown in ms per request.
+    'cpu-ms-per-request': { type: 'string' },
+  },
 });
 if (positionals.length !== 1) {
-  process.stderr.write('usage: node bench/summarize-profile.mjs FILE.cpuprofile [--top N]\n');
+  process.stderr.write(
+    'usage: node bench/summarize-profile.mjs FILE.cpuprofile [--top N] [--cpu-ms-per-request MS]\n',
+  );
   process.exit(2);
 }
 const top = Number(values.top);
@@ -93,6 +101,79 @@ for (const [id, ms] of selfMs) {
   }
 }
 
+/**
+ * Parts of a request, tried from the sampled frame up its stack: a sample counts for the first
+ * part one of its frames belongs to (the SQL driver's native call counts as SQL, not as native).
+ * @type {[string, (frame: CallFrame) => boolean][]}
+ */
+const PARTS = [
+  ['garbage collection', (f) => f.functionName === '(garbage collector)'],
+  [
+    'async context (promise hooks of an AsyncLocalStorage)',
+    (f) =>
+      ['promiseInitHook', 'emitInitScript', 'emitInitNative', '_propagate'].includes(
+        f.functionName,
+      ),
+  ],
+  [
+    "HTTP: writing the response to the socket (Node's net)",
+    (f) =>
+      ['writev', 'writeBuffer', 'writeString', 'writevGeneric', 'writeGeneric'].includes(
+        f.functionName,
+      ) &&
+      (f.url === '' || f.url.startsWith('node:')),
+  ],
+  [
+    "HTTP: parsing the request, Node's http",
+    (f) => /^node:_http_/.test(f.url) || f.functionName.startsWith('parserOn'),
+  ],
+  [
+    'SQL: better-sqlite3 / mysql2 and TypeORM',
+    (f) => /better-sqlite3|typeorm|mysql2|dist\/database\//.test(f.url),
+  ],
+  [
+    'DTO validation: class-validator, class-transformer, ValidationPipe',
+    (f) => /class-validator|class-transformer|validation\.pipe/.test(f.url),
+  ],
+  ['JSON body parsing', (f) => /secure-json-parse|content-type-parser/.test(f.url)],
+  ['bearer token: passport, strategy, token lookup', (f) => /dist\/auth\/|passport/.test(f.url)],
+  [
+    'the other guards: rate limits, IP denial, User-Agent, scopes',
+    (f) => /dist\/(rate-limit|counters|common)\//.test(f.url),
+  ],
+  [
+    'metrics and access log',
+    (f) => /prom-client|pino|sonic-boom|dist\/(metrics|logging)\//.test(f.url),
+  ],
+  [
+    'the contract: entries, views, ETags, change records, outbox',
+    (f) =>
+      /dist\/(ratings|sync|webhooks|public-lists|conditional-reads|profile|catalog|users)\//.test(
+        f.url,
+      ),
+  ],
+  ['Nest: router, guard and pipe consumers, interceptors', (f) => /@nestjs/.test(f.url)],
+  ['Fastify: routing, hooks, reply', (f) => /fastify|find-my-way|avvio/.test(f.url)],
+];
+/** @type {Map<string, number>} */
+const byPart = new Map();
+for (const [id, ms] of selfMs) {
+  let part = 'the rest: microtasks, timers, small frames';
+  for (let at = /** @type {number | undefined} */ (id); at !== undefined; at = parentOf.get(at)) {
+    const frame = /** @type {ProfileNode} */ (byId.get(at)).callFrame;
+    if (['(idle)', '(program)'].includes(frame.functionName)) {
+      part = '';
+      break;
+    }
+    const found = PARTS.find(([, belongs]) => belongs(frame));
+    if (found) {
+      part = found[0];
+      break;
+    }
+  }
+  if (part) add(byPart, part, ms);
+}
+
 const busyMs = totalMs - idleMs;
 /** @param {string} title @param {Map<string, number>} map @param {number} base */
 function print(title, map, base) {
@@ -108,6 +189,14 @@ function print(title, map, base) {
 process.stdout.write(
   `${positionals[0]}\nsampled ${totalMs.toFixed(0)} ms, of which idle/program ${idleMs.toFixed(0)} ms; percentages are of the ${busyMs.toFixed(0)} ms busy\n`,
 );
+const cpuMsPerRequest = values['cpu-ms-per-request'] ? Number(values['cpu-ms-per-request']) : null;
+process.stdout.write('\nby part of the request\n');
+for (const [part, ms] of [...byPart.entries()].sort((a, b) => b[1] - a[1])) {
+  const share = ms / busyMs;
+  const perRequest =
+    cpuMsPerRequest === null ? '' : `  ${(share * cpuMsPerRequest).toFixed(3)} ms/request`;
+  process.stdout.write(`${(100 * share).toFixed(1).padStart(5)} %${perRequest}  ${part}\n`);
+}
 print('self time by package / file', selfByModule, busyMs);
 print('inclusive time by package / file', inclusiveByModule, busyMs);
 print('self time by function', selfByFunction, busyMs);
