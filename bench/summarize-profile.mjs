@@ -116,19 +116,11 @@ const PARTS = [
       ),
   ],
   [
-    "HTTP: writing the response to the socket (Node's net)",
-    (f) =>
-      ['writev', 'writeBuffer', 'writeString', 'writevGeneric', 'writeGeneric'].includes(
-        f.functionName,
-      ) &&
-      (f.url === '' || f.url.startsWith('node:')),
-  ],
-  [
     "HTTP: parsing the request, Node's http",
     (f) => /^node:_http_/.test(f.url) || f.functionName.startsWith('parserOn'),
   ],
   [
-    'SQL: better-sqlite3 / mysql2 and TypeORM',
+    'SQL: better-sqlite3 / mysql2 and TypeORM', // SQL_PART
     (f) => /better-sqlite3|typeorm|mysql2|dist\/database\//.test(f.url),
   ],
   [
@@ -157,19 +149,31 @@ const PARTS = [
 ];
 /** @type {Map<string, number>} */
 const byPart = new Map();
+const SQL_PART = 'SQL: better-sqlite3 / mysql2 and TypeORM';
+const SOCKET_WRITES = ['writev', 'writeBuffer', 'writeString', 'writevGeneric', 'writeGeneric'];
 for (const [id, ms] of selfMs) {
   let part = 'the rest: microtasks, timers, small frames';
+  // A socket write (the syscall, and the wake-up of the peer on these shared cores) belongs to
+  // the SQL when the database driver made it, else to the HTTP response.
+  let socketWrite = false;
   for (let at = /** @type {number | undefined} */ (id); at !== undefined; at = parentOf.get(at)) {
     const frame = /** @type {ProfileNode} */ (byId.get(at)).callFrame;
     if (['(idle)', '(program)'].includes(frame.functionName)) {
       part = '';
       break;
     }
+    if (SOCKET_WRITES.includes(frame.functionName)) {
+      socketWrite = true;
+      continue;
+    }
     const found = PARTS.find(([, belongs]) => belongs(frame));
     if (found) {
       part = found[0];
       break;
     }
+  }
+  if (socketWrite && part !== '' && part !== SQL_PART) {
+    part = "HTTP: writing the response to the socket (Node's net)";
   }
   if (part) add(byPart, part, ms);
 }
