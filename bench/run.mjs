@@ -832,9 +832,9 @@ process.exit(exitCode);
 
 /**
  * GET one with metrics and access logs off and on, each on a fresh server of its own, measured in
- * alternation (off, on, on, off, off, on, …) and reported as each side's median round: the machine's speed
- * drifts within a run (the two baselines of one run differ by up to 2×), and two phases measured
- * one after the other measured that drift as much as the logging.
+ * alternation (off, on, on, off, off, on, …) and reported as each side's median round: the
+ * machine's speed drifts within a run (the two baselines of one run differ by up to 2×), and two
+ * phases measured one after the other measured that drift as much as the logging.
  * @param {import('./lib/load.mjs').Scenario[]} pair
  * @param {(target: 'api-fresh' | 'api-logs') => Promise<{ child: ReturnType<typeof startChild>, sampler: ProcSampler, url: string }>} start
  */

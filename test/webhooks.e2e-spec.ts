@@ -353,7 +353,11 @@ describe('webhooks: rows of the outbox and the log', () => {
     );
 
     const purged = await app.get(PurgeRunner).runOnce();
-    expect(purged).toMatchObject({ webhook_attempts: 1, webhook_events: 3 });
+    expect(purged).toMatchObject({
+      webhook_attempts: 1,
+      webhook_events: 2,
+      webhook_events_of_deleted_webhooks: 1,
+    });
     const attempts = await dataSource.query<{ event_id: string }[]>(
       'SELECT event_id FROM webhook_attempts',
     );

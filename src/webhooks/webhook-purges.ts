@@ -6,7 +6,7 @@ const KEEP_MS = 30 * 86_400_000;
 
 /**
  * Attempts logged more than 30 days ago, and events 30 days after they were delivered or failed,
- * go (contract §16).
+ * go (contract §16); so do events of webhooks deleted while a write was recording them.
  */
 @Injectable()
 export class WebhookPurges implements OnModuleInit {
@@ -25,6 +25,10 @@ export class WebhookPurges implements OnModuleInit {
       kind: 'webhook_events',
       purgeBatch: (now, limit) =>
         this.repository.purgeFinishedBefore(now.getTime() - KEEP_MS, limit),
+    });
+    this.registry.register({
+      kind: 'webhook_events_of_deleted_webhooks',
+      purgeBatch: (_now, limit) => this.repository.purgeOfDeletedWebhooks(limit),
     });
   }
 }

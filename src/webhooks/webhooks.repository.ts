@@ -309,18 +309,16 @@ export class WebhooksRepository {
     return this.purgeBefore('webhook_attempts', 'attempted_at', before, limit);
   }
 
-  /**
-   * Removes at most `limit` messages delivered or failed before `before` (ms), then, with the room
-   * left, messages of webhooks that are gone (a write that read the webhooks just before a
-   * `webhooks delete` may commit some after it; nothing delivers them).
-   */
-  async purgeFinishedBefore(before: number, limit: number): Promise<number> {
-    const finished = await this.purgeBefore('webhook_messages', 'finished_at', before, limit);
-    if (finished >= limit) return finished;
-    return finished + (await this.purgeOrphans(limit - finished));
+  /** Removes at most `limit` messages delivered or failed before `before` (ms). */
+  purgeFinishedBefore(before: number, limit: number): Promise<number> {
+    return this.purgeBefore('webhook_messages', 'finished_at', before, limit);
   }
 
-  private purgeOrphans(limit: number): Promise<number> {
+  /**
+   * Removes at most `limit` messages of webhooks that are gone: a write that read the webhooks
+   * just before a `webhooks delete` may commit some after it, and nothing delivers them.
+   */
+  purgeOfDeletedWebhooks(limit: number): Promise<number> {
     return runTransaction(this.dataSource, async (em) => {
       const webhookIds = (await em.query<{ webhook_id: string }[]>(this.claimSql.orphans)).map(
         (row) => row.webhook_id,
@@ -330,13 +328,7 @@ export class WebhooksRepository {
         `SELECT id FROM webhook_messages WHERE webhook_id IN (${webhookIds.map(() => '?').join(', ')}) LIMIT ?`,
         [...webhookIds, limit],
       );
-      if (rows.length === 0) return 0;
-      const ids = rows.map((row) => Number(row.id));
-      await em.query(
-        `DELETE FROM webhook_messages WHERE id IN (${ids.map(() => '?').join(', ')})`,
-        ids,
-      );
-      return ids.length;
+      return deleteRows(em, 'webhook_messages', rows);
     });
   }
 
@@ -352,10 +344,7 @@ export class WebhooksRepository {
         `SELECT id FROM ${table} WHERE ${column} < ? ORDER BY ${column} LIMIT ?`,
         [before, limit],
       );
-      if (rows.length === 0) return 0;
-      const ids = rows.map((row) => Number(row.id));
-      await em.query(`DELETE FROM ${table} WHERE id IN (${ids.map(() => '?').join(', ')})`, ids);
-      return ids.length;
+      return deleteRows(em, table, rows);
     });
   }
 
@@ -409,4 +398,16 @@ export class WebhooksRepository {
 export interface Subscriber {
   id: string;
   events: string[];
+}
+
+/** Deletes the rows by id; says how many. */
+async function deleteRows(
+  em: EntityManager,
+  table: string,
+  rows: { id: number }[],
+): Promise<number> {
+  if (rows.length === 0) return 0;
+  const ids = rows.map((row) => Number(row.id));
+  await em.query(`DELETE FROM ${table} WHERE id IN (${ids.map(() => '?').join(', ')})`, ids);
+  return ids.length;
 }
