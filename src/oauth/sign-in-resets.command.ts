@@ -1,5 +1,6 @@
-import { SubCommand } from 'nest-commander';
-import { UserCommand } from '../users/user.command';
+import { CommandRunner, SubCommand } from 'nest-commander';
+import { Options } from '../cli/options';
+import { USER_NAME } from '../users/user-name.option';
 import { UnknownUserError, UsersService } from '../users/users.service';
 import { SignInResets } from './sign-in-resets';
 
@@ -8,7 +9,8 @@ import { SignInResets } from './sign-in-resets';
   description:
     "Reset a user's sign-in throttle (consent page): the attempts counted so far no longer count, on every instance",
 })
-export class ResetSignInCommand extends UserCommand {
+@Options(USER_NAME)
+export class ResetSignInCommand extends CommandRunner {
   constructor(
     private readonly users: UsersService,
     private readonly resets: SignInResets,
