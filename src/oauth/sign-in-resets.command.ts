@@ -1,7 +1,7 @@
 import { CommandRunner, SubCommand } from 'nest-commander';
 import { Options } from '../cli/options';
 import { USER_NAME } from '../users/user-name.option';
-import { UnknownUserError, UsersService } from '../users/users.service';
+import { UsersService } from '../users/users.service';
 import { SignInResets } from './sign-in-resets';
 
 @SubCommand({
@@ -19,7 +19,7 @@ export class ResetSignInCommand extends CommandRunner {
   }
 
   async run(_args: string[], options: { name: string }): Promise<void> {
-    if (!(await this.users.findByExactName(options.name))) throw new UnknownUserError(options.name);
+    await this.users.assertExists(options.name);
     await this.resets.reset(options.name);
     process.stdout.write('sign-in throttle reset\n');
   }

@@ -14,7 +14,7 @@ import { ResetSignInCommand } from '../oauth/sign-in-resets.command';
 import { toIsoSeconds } from '../common/timestamps';
 import { Options } from '../cli/options';
 import { USER_NAME } from './user-name.option';
-import { UnknownUserError, UsersService } from './users.service';
+import { UsersService } from './users.service';
 
 const MAX_STDIN_BYTES = 64 * 1024;
 
@@ -93,7 +93,7 @@ export class SetPasswordCommand extends CommandRunner {
 
   async run(_args: string[], options: { name: string }): Promise<void> {
     // Asked only for a user that exists: a typo in the name fails before the typing.
-    if (!(await this.users.findByExactName(options.name))) throw new UnknownUserError(options.name);
+    await this.users.assertExists(options.name);
     const password = process.stdin.isTTY ? await this.ask() : await readPasswordFromStdin();
     await this.users.setPassword(options.name, password);
     process.stdout.write('password set\n');
