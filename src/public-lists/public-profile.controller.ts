@@ -1,13 +1,10 @@
 import { Controller, Get, Param, Req, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Scopes } from '../auth/auth.decorators';
 import { SCOPES } from '../auth/scopes';
 import { MEDIA_TYPES } from '../common/media-type';
-import {
-  CONDITIONAL_READ_HEADERS,
-  ConditionalRead,
-} from '../conditional-reads/conditional-read.decorator';
+import { ConditionalRead } from '../conditional-reads/conditional-read.decorator';
 import { sendTaggedBody } from '../conditional-reads/reply';
 import { ProfileStatisticsService } from '../profile/profile-statistics.service';
 import { ProfileView } from '../profile/profile.dto';
@@ -37,8 +34,7 @@ export class PublicProfileController {
       "Only when the operator set PUBLIC_LISTS=true (otherwise 404). `id`, `name`, `joined_at` and the statistics of your own profile, computed the same way over the entries the user marked `is_visible: true` only: private entries count nowhere. Any user's token with the `user.profile` scope may read it. The ETag moves only when this body changes.",
   })
   @OwnerNameParam()
-  @ConditionalRead()
-  @ApiOkResponse({ type: ProfileView, headers: CONDITIONAL_READ_HEADERS })
+  @ConditionalRead({ type: ProfileView })
   async get(
     @Param('name') name: string,
     @Req() request: FastifyRequest,
