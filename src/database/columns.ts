@@ -11,9 +11,15 @@ const MILLISECONDS = {
   from: (value: string | number) => Number(value),
 };
 
-/** A point in time as Unix milliseconds, for rows compared with counters' clocks. */
-export function MillisecondsColumn(name: string): PropertyDecorator {
-  return Column({ name, type: 'bigint', transformer: MILLISECONDS });
+/**
+ * A point in time as Unix milliseconds, for rows compared with counters' clocks; with `index`, the
+ * column is indexed under that name (rows looked up or pruned by their time).
+ */
+export function MillisecondsColumn(name: string, index?: string): PropertyDecorator {
+  return (target, property) => {
+    Column({ name, type: 'bigint', transformer: MILLISECONDS })(target, property);
+    if (index !== undefined) Index(index)(target, property);
+  };
 }
 
 /**
