@@ -1,6 +1,7 @@
-import { CommandRunner, Option, SubCommand } from 'nest-commander';
+import { CommandRunner, SubCommand } from 'nest-commander';
+import { Options } from '../cli/options';
 import { printJsonLine } from '../cli/output';
-import { UserCommand } from '../users/user.command';
+import { USER_NAME } from '../users/user-name.option';
 import { AccountErasure } from './account-erasure';
 import { AccountExport } from './account-export';
 import { writePrivateFile } from './private-file';
@@ -10,7 +11,8 @@ import { writePrivateFile } from './private-file';
   description:
     "Erase a user: entries (webhooks get rating.deleted for each), tokens, authorizations, sync deletions, undelivered webhook events; the identity provider's pairs stay blocked",
 })
-export class DeleteUserCommand extends UserCommand {
+@Options(USER_NAME)
+export class DeleteUserCommand extends CommandRunner {
   constructor(private readonly erasure: AccountErasure) {
     super();
   }
@@ -25,6 +27,15 @@ export class DeleteUserCommand extends UserCommand {
   description:
     'Print everything stored about a user as one JSON document (or write it to --output FILE): the user, every list, the profile, the clients they authorized',
 })
+@Options(USER_NAME, {
+  flags: '--output <file>',
+  description:
+    'Write the document to this file instead, readable by its owner only (mode 0600), replacing it at once when complete',
+  parse: (value) => {
+    if (value === '') throw new Error('--output needs a file name');
+    return value;
+  },
+})
 export class ExportUserCommand extends CommandRunner {
   constructor(private readonly exporter: AccountExport) {
     super();
@@ -34,20 +45,5 @@ export class ExportUserCommand extends CommandRunner {
     const document = `${JSON.stringify(await this.exporter.export(options.name))}\n`;
     if (options.output === undefined) process.stdout.write(document);
     else await writePrivateFile(options.output, document);
-  }
-
-  @Option({ flags: '--name <name>', description: 'Name of the user', required: true })
-  parseName(value: string): string {
-    return value;
-  }
-
-  @Option({
-    flags: '--output <file>',
-    description:
-      'Write the document to this file instead, readable by its owner only (mode 0600), replacing it at once when complete',
-  })
-  parseOutput(value: string): string {
-    if (value === '') throw new Error('--output needs a file name');
-    return value;
   }
 }

@@ -1,18 +1,15 @@
 import { Column, Entity, Index } from 'typeorm';
 import { BelongsTo, DateTimeColumn } from '../database/columns';
 import { User } from '../users/user.entity';
-import { IssuedCredential } from './issued-credential';
+import { IssuedCredential, SecretHashColumn } from './issued-credential';
 
 @Entity('access_tokens')
-@Index('UQ_access_tokens_hash', ['tokenHash'], { unique: true })
-@Index('IDX_access_tokens_user', ['userId'])
 @Index('IDX_access_tokens_grant', ['grantId'])
 export class AccessToken extends IssuedCredential {
-  /** SHA-256 of the token, hex: the token itself is never stored. */
-  @Column({ name: 'token_hash', type: 'varchar', length: 64 })
+  @SecretHashColumn('token_hash', 'UQ_access_tokens_hash')
   tokenHash: string;
 
-  @BelongsTo(() => User, 'user_id', 'user')
+  @BelongsTo(() => User, 'user_id', 'user', 'IDX_access_tokens_user')
   userId: number;
   user?: User;
 

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { isIP } from 'node:net';
-import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { Command, CommandRunner, SubCommand } from 'nest-commander';
 import { CommandGroup } from '../cli/command-group';
+import { Options } from '../cli/options';
 import { printJsonLine, printJsonLines } from '../cli/output';
 import { IpDenialRecords } from './ip-denial-records';
 
@@ -29,22 +30,21 @@ export class ListDenialsCommand extends DenialCommand {
   description:
     "Lift an address's denial from its next request on, on every instance; its past rejections are forgotten",
 })
+@Options({
+  flags: '--ip <address>',
+  description: 'The address, as denials list shows it',
+  required: true,
+  parse: (value) => {
+    if (isIP(value) === 0) throw new Error(`--ip must be an IPv4 or IPv6 address, got "${value}"`);
+    return value;
+  },
+})
 export class LiftDenialCommand extends DenialCommand {
   async run(_args: string[], options: { ip: string }): Promise<void> {
     if (!(await this.denials.lift(options.ip))) {
       throw new Error(`no denial of ${options.ip} is in force (see denials list)`);
     }
     printJsonLine({ lifted: options.ip });
-  }
-
-  @Option({
-    flags: '--ip <address>',
-    description: 'The address, as denials list shows it',
-    required: true,
-  })
-  parseIp(value: string): string {
-    if (isIP(value) === 0) throw new Error(`--ip must be an IPv4 or IPv6 address, got "${value}"`);
-    return value;
   }
 }
 

@@ -1,4 +1,5 @@
-import { CommandRunner, Option, SubCommand } from 'nest-commander';
+import { CommandRunner, SubCommand } from 'nest-commander';
+import { Options } from '../cli/options';
 import { ExternalIdentitiesService } from './external-identities.service';
 
 @SubCommand({
@@ -6,6 +7,10 @@ import { ExternalIdentitiesService } from './external-identities.service';
   description:
     "Let the identity provider's user (iss, sub) of a deleted user in again: its next token creates a new user",
 })
+@Options(
+  { flags: '--iss <issuer>', description: 'The `iss` of its tokens', required: true },
+  { flags: '--sub <subject>', description: 'The `sub` of its tokens', required: true },
+)
 export class UnblockUserCommand extends CommandRunner {
   constructor(private readonly identities: ExternalIdentitiesService) {
     super();
@@ -16,15 +21,5 @@ export class UnblockUserCommand extends CommandRunner {
       throw new Error(`the pair iss=${options.iss} sub=${options.sub} is not blocked`);
     }
     process.stdout.write('unblocked\n');
-  }
-
-  @Option({ flags: '--iss <issuer>', description: 'The `iss` of its tokens', required: true })
-  parseIssuer(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--sub <subject>', description: 'The `sub` of its tokens', required: true })
-  parseSubject(value: string): string {
-    return value;
   }
 }

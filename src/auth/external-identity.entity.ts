@@ -8,7 +8,6 @@ import { User } from '../users/user.entity';
  */
 @Entity('external_identities')
 @Index('UQ_external_identities_pair', ['issuer', 'subject'], { unique: true })
-@Index('IDX_external_identities_user', ['userId'])
 export class ExternalIdentity {
   @PrimaryGeneratedColumn()
   id: number;
@@ -19,7 +18,7 @@ export class ExternalIdentity {
   @Column({ type: 'varchar', length: 255 })
   subject: string;
 
-  @BelongsTo(() => User, 'user_id', 'user')
+  @BelongsTo(() => User, 'user_id', 'user', 'IDX_external_identities_user')
   userId: number;
   user?: User;
 

@@ -1,4 +1,4 @@
-import { Entity, Index, PrimaryColumn } from 'typeorm';
+import { Entity, PrimaryColumn } from 'typeorm';
 import { MillisecondsColumn } from '../database/columns';
 
 /**
@@ -7,7 +7,6 @@ import { MillisecondsColumn } from '../database/columns';
  * process's memory.
  */
 @Entity('ip_denials')
-@Index('IDX_ip_denials_until', ['deniedUntil'])
 export class IpDenial {
   @PrimaryColumn({ type: 'varchar', length: 64 })
   address: string;
@@ -15,6 +14,6 @@ export class IpDenial {
   @MillisecondsColumn('denied_at')
   deniedAt: number;
 
-  @MillisecondsColumn('denied_until')
+  @MillisecondsColumn('denied_until', 'IDX_ip_denials_until')
   deniedUntil: number;
 }

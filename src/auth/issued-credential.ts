@@ -1,5 +1,16 @@
-import { Column, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { DateTimeColumn } from '../database/columns';
+
+/**
+ * The SHA-256 of a credential's secret, hex, in the column `name`: a presented secret finds its row
+ * through the unique index `index`. The secret itself is never stored.
+ */
+export function SecretHashColumn(name: string, index: string): PropertyDecorator {
+  return (target, property) => {
+    Column({ name, type: 'varchar', length: 64 })(target, property);
+    Index(index, { unique: true })(target, property);
+  };
+}
 
 /**
  * The columns every credential handed to a client shares, in its own table: access tokens, refresh

@@ -2,7 +2,8 @@ import { Inject } from '@nestjs/common';
 import { AccountTokens } from '../accounts/account-tokens';
 import { CommandGroup } from '../cli/command-group';
 import { printJsonLines } from '../cli/output';
-import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { Command, CommandRunner, SubCommand } from 'nest-commander';
+import { Options } from '../cli/options';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { TokenRequestError, TokensService } from './tokens.service';
@@ -11,6 +12,23 @@ import { TokenRequestError, TokensService } from './tokens.service';
   name: 'issue',
   description: 'Issue an access token; prints the token alone on one line',
 })
+@Options(
+  { flags: '--user <name>', description: 'Name of the user the token acts for', required: true },
+  {
+    flags: '--scopes <scopes>',
+    description: 'Space-separated: ratings.anime ratings.manga user.profile',
+    required: true,
+  },
+  {
+    flags: '--ttl <seconds>',
+    description: 'Lifetime in seconds (default ACCESS_TOKEN_TTL_SECONDS, 3600)',
+    parse: (value) => {
+      if (!/^\d+$/.test(value))
+        throw new TokenRequestError(`--ttl must be a whole number of seconds, got "${value}"`);
+      return Number(value);
+    },
+  },
+)
 export class IssueTokenCommand extends CommandRunner {
   constructor(
     private readonly tokens: TokensService,
@@ -31,34 +49,6 @@ export class IssueTokenCommand extends CommandRunner {
     );
     process.stdout.write(`${token}\n`);
   }
-
-  @Option({
-    flags: '--user <name>',
-    description: 'Name of the user the token acts for',
-    required: true,
-  })
-  parseUser(value: string): string {
-    return value;
-  }
-
-  @Option({
-    flags: '--scopes <scopes>',
-    description: 'Space-separated: ratings.anime ratings.manga user.profile',
-    required: true,
-  })
-  parseScopes(value: string): string {
-    return value;
-  }
-
-  @Option({
-    flags: '--ttl <seconds>',
-    description: 'Lifetime in seconds (default ACCESS_TOKEN_TTL_SECONDS, 3600)',
-  })
-  parseTtl(value: string): number {
-    if (!/^\d+$/.test(value))
-      throw new TokenRequestError(`--ttl must be a whole number of seconds, got "${value}"`);
-    return Number(value);
-  }
 }
 
 @SubCommand({
@@ -67,6 +57,7 @@ export class IssueTokenCommand extends CommandRunner {
   description:
     "Revoke an access token at once, or with --user every token of a user: access and refresh tokens, pending authorization codes, and the identity provider's JWTs issued until now",
 })
+@Options({ flags: '--user <name>', description: 'Revoke every token of this user' })
 export class RevokeTokenCommand extends CommandRunner {
   constructor(
     private readonly tokens: TokensService,
@@ -89,11 +80,6 @@ export class RevokeTokenCommand extends CommandRunner {
     if (!(await this.tokens.revoke(token))) throw new TokenRequestError('no such token');
     process.stdout.write('revoked\n');
   }
-
-  @Option({ flags: '--user <name>', description: 'Revoke every token of this user' })
-  parseUser(value: string): string {
-    return value;
-  }
 }
 
 @SubCommand({
@@ -101,6 +87,7 @@ export class RevokeTokenCommand extends CommandRunner {
   description:
     "List a user's access and refresh tokens, one JSON line each: type, id, client_id, scopes, issued_at, expires_at, status (never the token)",
 })
+@Options({ flags: '--user <name>', description: 'Name of the user', required: true })
 export class ListTokensCommand extends CommandRunner {
   constructor(private readonly accounts: AccountTokens) {
     super();
@@ -108,11 +95,6 @@ export class ListTokensCommand extends CommandRunner {
 
   async run(_args: string[], options: { user: string }): Promise<void> {
     printJsonLines(await this.accounts.list(options.user));
-  }
-
-  @Option({ flags: '--user <name>', description: 'Name of the user', required: true })
-  parseUser(value: string): string {
-    return value;
   }
 }
 

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { CommandGroup } from '../cli/command-group';
 import { printJsonLine } from '../cli/output';
-import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { Command, CommandRunner, SubCommand } from 'nest-commander';
+import { Options } from '../cli/options';
 import { CatalogFileError, parseCatalogFile } from './catalog-file';
 import { CatalogService } from './catalog.service';
 
@@ -14,6 +15,18 @@ type CatalogFormat = (typeof CATALOG_FORMATS)[number];
   description:
     'Import titles: a JSON array of titles (default: all or nothing), or with --format anime-offline-database the anime of a manami-project anime-offline-database file (JSON or gzip)',
 })
+@Options({
+  flags: '--format <format>',
+  description: 'json (default): a JSON array of titles; anime-offline-database',
+  parse: (value): CatalogFormat => {
+    if (!(CATALOG_FORMATS as readonly string[]).includes(value)) {
+      throw new CatalogFileError(
+        `--format must be one of ${CATALOG_FORMATS.join(', ')}, not "${value}"`,
+      );
+    }
+    return value as CatalogFormat;
+  },
+})
 export class ImportCatalogCommand extends CommandRunner {
   constructor(private readonly catalog: CatalogService) {
     super();
@@ -25,19 +38,6 @@ export class ImportCatalogCommand extends CommandRunner {
         ? await this.catalog.importOfflineDatabase(file)
         : await this.catalog.import(parseCatalogFile(await readFile(file, 'utf8')));
     printJsonLine(summary);
-  }
-
-  @Option({
-    flags: '--format <format>',
-    description: 'json (default): a JSON array of titles; anime-offline-database',
-  })
-  parseFormat(value: string): CatalogFormat {
-    if (!(CATALOG_FORMATS as readonly string[]).includes(value)) {
-      throw new CatalogFileError(
-        `--format must be one of ${CATALOG_FORMATS.join(', ')}, not "${value}"`,
-      );
-    }
-    return value as CatalogFormat;
   }
 }
 

@@ -1,9 +1,18 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiHeader, ApiResponse } from '@nestjs/swagger';
+import {
+  ApiHeader,
+  ApiOkResponse,
+  ApiResponse,
+  type ApiResponseNoStatusOptions,
+} from '@nestjs/swagger';
 
-/** OpenAPI of a read that answers `If-None-Match` (contract §10). */
-export function ConditionalRead(): MethodDecorator {
+/**
+ * OpenAPI of a read that answers `If-None-Match` (contract §10); given `ok`, its 200 as well, with
+ * the headers of every 200 of a conditional read.
+ */
+export function ConditionalRead(ok?: ApiResponseNoStatusOptions): MethodDecorator {
   return applyDecorators(
+    ...(ok ? [ApiOkResponse({ ...ok, headers: CONDITIONAL_READ_HEADERS })] : []),
     ApiHeader({
       name: 'If-None-Match',
       required: false,
@@ -18,7 +27,7 @@ export function ConditionalRead(): MethodDecorator {
   );
 }
 
-/** The headers of every 200 of a conditional read, for `@ApiOkResponse({ headers })`. */
+/** The headers of every 200 of a conditional read (with more of its own: ListOptionsDocs). */
 export const CONDITIONAL_READ_HEADERS = {
   ETag: {
     description:

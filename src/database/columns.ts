@@ -1,4 +1,4 @@
-import { Column, JoinColumn, ManyToOne, type ObjectType } from 'typeorm';
+import { Column, Index, JoinColumn, ManyToOne, type ObjectType } from 'typeorm';
 
 /** A point in time; both databases keep it in UTC (see typeorm-options). */
 export function DateTimeColumn(name: string, options: { nullable?: true } = {}): PropertyDecorator {
@@ -11,23 +11,32 @@ const MILLISECONDS = {
   from: (value: string | number) => Number(value),
 };
 
-/** A point in time as Unix milliseconds, for rows compared with counters' clocks. */
-export function MillisecondsColumn(name: string): PropertyDecorator {
-  return Column({ name, type: 'bigint', transformer: MILLISECONDS });
+/**
+ * A point in time as Unix milliseconds, for rows compared with counters' clocks; with `index`, the
+ * column is indexed under that name (rows looked up or pruned by their time).
+ */
+export function MillisecondsColumn(name: string, index?: string): PropertyDecorator {
+  return (target, property) => {
+    Column({ name, type: 'bigint', transformer: MILLISECONDS })(target, property);
+    if (index !== undefined) Index(index)(target, property);
+  };
 }
 
 /**
  * The row this one belongs to: its id, in the int `column`, is the decorated property, and the row
  * itself is the relation `relation` (declared next to it, loaded only when a query asks for it).
- * Deleting that row deletes this one. One decorator, so that the column is named once.
+ * Deleting that row deletes this one. The column is indexed (`index`): the rows of a parent are
+ * looked up, and deleted with it. One decorator, so that the column is named once.
  */
 export function BelongsTo<T>(
   parent: () => ObjectType<T>,
   column: string,
   relation: string,
+  index: string,
 ): PropertyDecorator {
   return (target, idProperty) => {
     Column({ name: column, type: 'int' })(target, idProperty);
+    Index(index)(target, idProperty);
     ManyToOne(parent, { onDelete: 'CASCADE' })(target, relation);
     JoinColumn({ name: column })(target, relation);
   };

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { createReadStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { Command, CommandRunner, SubCommand } from 'nest-commander';
+import { Options } from '../cli/options';
 import { startsWithGzipMagic } from '../cli/gzip-magic';
 import { printJsonLine } from '../cli/output';
 import type { MediaType } from '../common/media-type';
@@ -24,6 +25,21 @@ interface ListOptions {
 
 /** The options both subcommands share (@Injectable so that Nest sees its constructor's types). */
 @Injectable()
+@Options(
+  { flags: '--user <name>', description: 'Name of the user whose list it is', required: true },
+  {
+    flags: '--media-type <type>',
+    description: MAL_TYPE_CHOICES,
+    required: true,
+    parse: (value): MediaType => {
+      const listType = MAL_LIST_TYPES.find(({ mediaType }) => mediaType === value);
+      if (!listType) {
+        throw new ListsCommandError(`--media-type must be ${MAL_TYPE_CHOICES}, not "${value}"`);
+      }
+      return listType.mediaType;
+    },
+  },
+)
 abstract class ListCommand extends CommandRunner {
   constructor(
     protected readonly lists: MalListsService,
@@ -37,24 +53,6 @@ abstract class ListCommand extends CommandRunner {
     if (!user) throw new ListsCommandError(`no user is named "${name}"`);
     return user.id;
   }
-
-  @Option({
-    flags: '--user <name>',
-    description: 'Name of the user whose list it is',
-    required: true,
-  })
-  parseUser(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--media-type <type>', description: MAL_TYPE_CHOICES, required: true })
-  parseMediaType(value: string): MediaType {
-    const listType = MAL_LIST_TYPES.find(({ mediaType }) => mediaType === value);
-    if (!listType) {
-      throw new ListsCommandError(`--media-type must be ${MAL_TYPE_CHOICES}, not "${value}"`);
-    }
-    return listType.mediaType;
-  }
 }
 
 @SubCommand({
@@ -62,16 +60,12 @@ abstract class ListCommand extends CommandRunner {
   description:
     "Write a user's list as a MyAnimeList XML export, to --out FILE or (only the XML) to standard output",
 })
+@Options({ flags: '--out <file>', description: 'Write the XML to this file' })
 export class ExportListCommand extends ListCommand {
   async run(_args: string[], options: ListOptions): Promise<void> {
     const xml = await this.lists.export(await this.userId(options.user), options.mediaType);
     if (options.out) await writeFile(options.out, xml);
     else process.stdout.write(xml);
-  }
-
-  @Option({ flags: '--out <file>', description: 'Write the XML to this file' })
-  parseOut(value: string): string {
-    return value;
   }
 }
 

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { CommandGroup } from '../cli/command-group';
 import { printJsonLine } from '../cli/output';
-import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { Command, CommandRunner, SubCommand } from 'nest-commander';
+import { Options } from '../cli/options';
 import { toIsoSeconds } from '../common/timestamps';
 import { ClientRemoval } from './client-removal';
 import { ClientsService } from './clients.service';
@@ -22,6 +23,19 @@ abstract class ClientCommand extends CommandRunner {
   description:
     'Register an application; prints it as one JSON line, with the secret of a confidential client (shown once)',
 })
+@Options(
+  { flags: '--name <name>', description: 'Name shown on the consent page', required: true },
+  {
+    flags: '--redirect-uri <uri>',
+    description: 'A redirect URI, matched exactly; repeat the option for several',
+    required: true,
+    parse: (value, previous: string[] = []) => [...previous, value],
+  },
+  {
+    flags: '--public',
+    description: 'A public client (browser or native app): no secret, PKCE alone',
+  },
+)
 export class CreateClientCommand extends ClientCommand {
   async run(
     _args: string[],
@@ -40,28 +54,6 @@ export class CreateClientCommand extends ClientCommand {
       token_endpoint_auth_method: secret === null ? 'none' : 'client_secret_basic',
     };
     printJsonLine(printed);
-  }
-
-  @Option({ flags: '--name <name>', description: 'Name shown on the consent page', required: true })
-  parseName(value: string): string {
-    return value;
-  }
-
-  @Option({
-    flags: '--redirect-uri <uri>',
-    description: 'A redirect URI, matched exactly; repeat the option for several',
-    required: true,
-  })
-  parseRedirectUri(value: string, previous: string[] = []): string[] {
-    return [...previous, value];
-  }
-
-  @Option({
-    flags: '--public',
-    description: 'A public client (browser or native app): no secret, PKCE alone',
-  })
-  parsePublic(): boolean {
-    return true;
   }
 }
 

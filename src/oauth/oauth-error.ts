@@ -63,18 +63,33 @@ export function sendOAuthJson(
 }
 
 /**
- * The exception filter of the token, revocation and introspection endpoints: scoped to their
- * controller, so it runs instead of the API's global problem+json filter. An unexpected error is a
- * 500 `server_error` that names no internals; it is logged with the request id.
+ * The exception filters of the OAuth endpoints, each scoped to its controller so that it runs
+ * instead of the API's global problem+json filter. The exception becomes the protocol's error; an
+ * unexpected one is logged with the request id and named no further. `answer` sends it.
  */
-@Catch()
-export class OAuthJsonErrorFilter implements ExceptionFilter {
+export abstract class OAuthErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('OAuth');
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const request = host.switchToHttp().getRequest<FastifyRequest>();
     const reply = host.switchToHttp().getResponse<FastifyReply>();
-    const error = toProtocolError(exception, request, this.logger);
+    this.answer(toProtocolError(exception, request, this.logger), request, reply);
+  }
+
+  protected abstract answer(
+    error: OAuthProtocolError,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void;
+}
+
+/**
+ * The filter of the token, revocation and introspection endpoints: RFC 6749 §5.2 JSON bodies; an
+ * unexpected error is a 500 `server_error`.
+ */
+@Catch()
+export class OAuthJsonErrorFilter extends OAuthErrorFilter {
+  protected answer(error: OAuthProtocolError, _request: FastifyRequest, reply: FastifyReply): void {
     sendOAuthJson(reply, error.status, error.body, error.headers);
   }
 }

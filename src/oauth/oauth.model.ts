@@ -164,13 +164,11 @@ export class OAuthModel implements GrantsModel {
    * (RFC 6749 §4.1.2: it may have been stolen).
    */
   async getAuthorizationCode(authorizationCode: string): Promise<CodeData | null> {
-    const row = await this.grants.findCode(authorizationCode);
-    if (!row) return null;
-    if (row.usedAt !== null) {
-      await this.grants.revoke(row.grantId);
-      return null;
-    }
-    if (row.grant.revokedAt !== null) return null;
+    const row = await this.unlessReused(
+      await this.grants.findCode(authorizationCode),
+      (code) => code.usedAt !== null,
+    );
+    if (!row || row.grant.revokedAt !== null) return null;
     return {
       authorizationCode,
       expiresAt: row.expiresAt,
@@ -182,6 +180,21 @@ export class OAuthModel implements GrantsModel {
       user: subjectOf(row.grant),
       rowId: row.id,
     };
+  }
+
+  /**
+   * The code or refresh token `row` unless it was already exchanged (`exchanged`): presented
+   * again, it revokes its whole grant and is refused.
+   */
+  private async unlessReused<T extends { grantId: number }>(
+    row: T | null,
+    exchanged: (row: T) => boolean,
+  ): Promise<T | null> {
+    if (row && exchanged(row)) {
+      await this.grants.revoke(row.grantId);
+      return null;
+    }
+    return row;
   }
 
   /** The one exchange a code allows; losing a race for it counts as reuse. */
@@ -233,13 +246,11 @@ export class OAuthModel implements GrantsModel {
    * or an attacker holds a stolen copy and the server cannot tell which.
    */
   async getRefreshToken(refreshToken: string): Promise<RefreshTokenData | null> {
-    const row = await this.grants.findRefreshToken(refreshToken);
-    if (!row) return null;
-    if (row.rotatedAt !== null) {
-      await this.grants.revoke(row.grantId);
-      return null;
-    }
-    if (row.revokedAt !== null || row.grant.revokedAt !== null) return null;
+    const row = await this.unlessReused(
+      await this.grants.findRefreshToken(refreshToken),
+      (token) => token.rotatedAt !== null,
+    );
+    if (!row || row.revokedAt !== null || row.grant.revokedAt !== null) return null;
     return {
       refreshToken,
       refreshTokenExpiresAt: row.expiresAt,

@@ -1,20 +1,15 @@
-import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
+import { Catch } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { renderErrorPage } from './consent-page';
-import { toProtocolError } from './oauth-error';
+import { OAuthErrorFilter } from './oauth-error';
 
 /**
  * The last resort of the authorization endpoint, whose answers are pages for a person: an
  * unexpected error is a plain HTML page naming the request id, not problem+json.
  */
 @Catch()
-export class OAuthPageErrorFilter implements ExceptionFilter {
-  private readonly logger = new Logger('OAuth');
-
-  catch(exception: unknown, host: ArgumentsHost): void {
-    const request = host.switchToHttp().getRequest<FastifyRequest>();
-    const reply = host.switchToHttp().getResponse<FastifyReply>();
-    toProtocolError(exception, request, this.logger);
+export class OAuthPageErrorFilter extends OAuthErrorFilter {
+  protected answer(_error: unknown, request: FastifyRequest, reply: FastifyReply): void {
     void reply
       .status(500)
       .headers(PAGE_HEADERS)

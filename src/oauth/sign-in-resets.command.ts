@@ -1,6 +1,7 @@
-import { SubCommand } from 'nest-commander';
-import { UserCommand } from '../users/user.command';
-import { UnknownUserError, UsersService } from '../users/users.service';
+import { CommandRunner, SubCommand } from 'nest-commander';
+import { Options } from '../cli/options';
+import { USER_NAME } from '../users/user-name.option';
+import { UsersService } from '../users/users.service';
 import { SignInResets } from './sign-in-resets';
 
 @SubCommand({
@@ -8,7 +9,8 @@ import { SignInResets } from './sign-in-resets';
   description:
     "Reset a user's sign-in throttle (consent page): the attempts counted so far no longer count, on every instance",
 })
-export class ResetSignInCommand extends UserCommand {
+@Options(USER_NAME)
+export class ResetSignInCommand extends CommandRunner {
   constructor(
     private readonly users: UsersService,
     private readonly resets: SignInResets,
@@ -17,7 +19,7 @@ export class ResetSignInCommand extends UserCommand {
   }
 
   async run(_args: string[], options: { name: string }): Promise<void> {
-    if (!(await this.users.findByExactName(options.name))) throw new UnknownUserError(options.name);
+    await this.users.assertExists(options.name);
     await this.resets.reset(options.name);
     process.stdout.write('sign-in throttle reset\n');
   }

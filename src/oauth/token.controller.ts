@@ -1,4 +1,4 @@
-import { applyDecorators, Controller, Post, Req, Res, UseFilters } from '@nestjs/common';
+import { applyDecorators, Controller, Post, Req, Res, UseFilters, type Type } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBasicAuth,
@@ -10,6 +10,8 @@ import {
   ApiTags,
   ApiUnauthorizedResponse,
   getSchemaPath,
+  type ApiOperationOptions,
+  type ApiResponseOptions,
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
@@ -57,9 +59,22 @@ function tokenParams(form: Record<string, unknown>): {
   };
 }
 
-/** The OAuth error answers of these endpoints: RFC 6749 §5.2 JSON, not problem+json. */
-function ApiOAuthErrors(): MethodDecorator {
+/**
+ * One of these endpoints: POST `path` with a form-encoded `body`, answered with `ok` or with an
+ * OAuth error (RFC 6749 §5.2 JSON, not problem+json).
+ */
+function OAuthFormEndpoint(
+  path: string,
+  operation: ApiOperationOptions,
+  body: Type<unknown>,
+  ok: ApiResponseOptions,
+): MethodDecorator {
   return applyDecorators(
+    Post(path),
+    ApiOperation(operation),
+    ApiConsumes(FORM),
+    ApiBody({ schema: { $ref: getSchemaPath(body) } }),
+    ApiOkResponse(ok),
     ApiBadRequestResponse({ type: OAuthErrorDto, description: 'An RFC 6749 §5.2 error' }),
     ApiUnauthorizedResponse({
       type: OAuthErrorDto,
@@ -83,51 +98,51 @@ export class TokenController {
     private readonly lifecycle: TokenLifecycleService,
   ) {}
 
-  @Post('token')
-  @ApiOperation({
-    summary: 'Token endpoint (RFC 6749 §3.2): authorization_code with PKCE, refresh_token',
-    description:
-      'Outside the /v1 pipeline. Client authentication: client_secret_basic or client_secret_post; public clients send client_id alone. Codes are single-use and live 60 seconds; a code presented twice revokes what it issued. Refresh tokens rotate: each is exchanged once, and presenting a used one revokes the whole authorization.',
-  })
-  @ApiConsumes(FORM)
-  @ApiBody({ schema: { $ref: getSchemaPath(TokenRequestDto) } })
-  @ApiOkResponse({ type: TokenResponseDto })
-  @ApiOAuthErrors()
+  @OAuthFormEndpoint(
+    'token',
+    {
+      summary: 'Token endpoint (RFC 6749 §3.2): authorization_code with PKCE, refresh_token',
+      description:
+        'Outside the /v1 pipeline. Client authentication: client_secret_basic or client_secret_post; public clients send client_id alone. Codes are single-use and live 60 seconds; a code presented twice revokes what it issued. Refresh tokens rotate: each is exchanged once, and presenting a used one revokes the whole authorization.',
+    },
+    TokenRequestDto,
+    { type: TokenResponseDto },
+  )
   async token(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const answer = await this.server.token(request);
     sendOAuthJson(reply, answer.status, answer.body, answer.headers);
   }
 
-  @Post('revoke')
-  @ApiOperation({
-    summary: 'Token revocation (RFC 7009)',
-    description:
-      'Outside the /v1 pipeline. Client-authenticated (public clients by client_id). Revoking a refresh token revokes the whole authorization, its access tokens included; revoking an access token revokes it alone. 200 when the token was revoked, unknown, or issued by the admin CLI (which stays valid); 400 `unauthorized_client` when it was issued to another client (it stays valid).',
-  })
-  @ApiConsumes(FORM)
-  @ApiBody({ schema: { $ref: getSchemaPath(TokenActionRequestDto) } })
-  @ApiOkResponse({
-    description:
-      'Revoked, or nothing to revoke: `{}` as application/json (RFC 7009 lets the body be anything; some clients parse it as JSON)',
-    schema: { type: 'object', additionalProperties: false, example: {} },
-  })
-  @ApiOAuthErrors()
+  @OAuthFormEndpoint(
+    'revoke',
+    {
+      summary: 'Token revocation (RFC 7009)',
+      description:
+        'Outside the /v1 pipeline. Client-authenticated (public clients by client_id). Revoking a refresh token revokes the whole authorization, its access tokens included; revoking an access token revokes it alone. 200 when the token was revoked, unknown, or issued by the admin CLI (which stays valid); 400 `unauthorized_client` when it was issued to another client (it stays valid).',
+    },
+    TokenActionRequestDto,
+    {
+      description:
+        'Revoked, or nothing to revoke: `{}` as application/json (RFC 7009 lets the body be anything; some clients parse it as JSON)',
+      schema: { type: 'object', additionalProperties: false, example: {} },
+    },
+  )
   async revoke(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const { client, token, hint } = await this.tokenAction(request, true);
     await this.lifecycle.revoke(client, token, hint);
     sendOAuthJson(reply, 200, {});
   }
 
-  @Post('introspect')
-  @ApiOperation({
-    summary: 'Token introspection (RFC 7662)',
-    description:
-      'Outside the /v1 pipeline. Confidential clients only (client_secret_basic or client_secret_post). A client sees only tokens issued to it: any other token is `{"active":false}`.',
-  })
-  @ApiConsumes(FORM)
-  @ApiBody({ schema: { $ref: getSchemaPath(TokenActionRequestDto) } })
-  @ApiOkResponse({ type: IntrospectionResponseDto })
-  @ApiOAuthErrors()
+  @OAuthFormEndpoint(
+    'introspect',
+    {
+      summary: 'Token introspection (RFC 7662)',
+      description:
+        'Outside the /v1 pipeline. Confidential clients only (client_secret_basic or client_secret_post). A client sees only tokens issued to it: any other token is `{"active":false}`.',
+    },
+    TokenActionRequestDto,
+    { type: IntrospectionResponseDto },
+  )
   async introspect(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const { client, token, hint } = await this.tokenAction(request, false);
     const answer = await this.lifecycle.introspect(client, token, hint, issuerOf(request));

@@ -1,15 +1,12 @@
 import { Controller, Get, Req, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentUser, Scopes } from '../auth/auth.decorators';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { SCOPES } from '../auth/scopes';
 import { ProblemException } from '../common/problem';
 import { toIsoSeconds } from '../common/timestamps';
-import {
-  CONDITIONAL_READ_HEADERS,
-  ConditionalRead,
-} from '../conditional-reads/conditional-read.decorator';
+import { ConditionalRead } from '../conditional-reads/conditional-read.decorator';
 import { VersionedReads } from '../conditional-reads/versioned-reads';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
 import type { User } from '../users/user.entity';
@@ -32,8 +29,7 @@ export class ProfileController {
   @Scopes(SCOPES.profile)
   @RateLimited(PROFILE_ENDPOINT)
   @ApiOperation({ summary: 'Your profile with list statistics (private entries included)' })
-  @ConditionalRead()
-  @ApiOkResponse({ type: ProfileView, headers: CONDITIONAL_READ_HEADERS })
+  @ConditionalRead({ type: ProfileView })
   async get(
     @CurrentUser() current: AuthenticatedUser,
     @Req() request: FastifyRequest,

@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Req, RequestMethod, Res, Type } from '@nestjs/common';
-import { ApiNotFoundResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Scopes } from '../auth/auth.decorators';
 import type { Scope } from '../auth/scopes';
@@ -13,14 +13,8 @@ import { nextPageQuery, parseListOptions } from '../ratings/list-options';
 import { DESCRIPTOR_LIST } from '../ratings/media-types';
 import { RatingsService } from '../ratings/ratings.service';
 import { UsersService } from '../users/users.service';
-import { PUBLIC_ENDPOINTS, unknownUser } from './public-lists.errors';
-
-export const NAME_PARAM = ApiParam({
-  name: 'name',
-  description:
-    'The user\'s name, percent-encoded like any path segment (`a%20b%2Fc` for "a b/c"); compared exactly: letter case and spaces count',
-  example: 'alice',
-});
+import { PUBLIC_ENDPOINTS } from './public-lists.errors';
+import { findPublicOwner, OwnerNameParam } from './public-owner';
 
 /**
  * Another user's visible entries of one media type (contract §18). Which entries and fields a
@@ -50,18 +44,16 @@ function publicListControllerFor<M extends MediaType>(
       summary: `Another user's visible ${mediaType} entries, ordered by title id`,
       description: `Only when the operator set PUBLIC_LISTS=true (otherwise 404). The entries the user marked \`is_visible: true\`, each without \`personal_rating\`, \`notes\` and \`is_visible\`; private entries leave no trace. Any user's token with the \`${scope}\` scope may read it. The options and paging work as on your own list (\`status\`, \`limit\`, \`after\`, \`Link: <…>; rel="next"\`), over visible entries only. The ETag moves only when this public body changes.`,
     })
-    @NAME_PARAM
+    @OwnerNameParam()
     @ListOptionsDocs(view)
     @ConditionalRead()
-    @ApiNotFoundResponse({ description: 'No user has this name (or PUBLIC_LISTS is off)' })
     async list(
       @Param('name') name: string,
       @Req() request: FastifyRequest,
       @Res() reply: FastifyReply,
     ): Promise<void> {
       const options = parseListOptions(request.query as Record<string, unknown>);
-      const owner = await this.users.findByExactName(name);
-      if (!owner) throw unknownUser(name);
+      const owner = await findPublicOwner(this.users, name);
       await this.versionedReads.send(
         request,
         reply,

@@ -1,11 +1,5 @@
-import { ProblemException } from '../common/problem';
-
 /** The rate-limit rows of the public reads: anime and manga lists share one (contract §5). */
 export const PUBLIC_ENDPOINTS = {
   list: 'public.ratings',
   profile: 'public.profile',
 } as const;
-
-export function unknownUser(name: string): ProblemException {
-  return ProblemException.notFound(`No user is named ${JSON.stringify(name)}`);
-}

@@ -1,21 +1,18 @@
 import { Controller, Get, Param, Req, Res } from '@nestjs/common';
-import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Scopes } from '../auth/auth.decorators';
 import { SCOPES } from '../auth/scopes';
 import { MEDIA_TYPES } from '../common/media-type';
-import {
-  CONDITIONAL_READ_HEADERS,
-  ConditionalRead,
-} from '../conditional-reads/conditional-read.decorator';
+import { ConditionalRead } from '../conditional-reads/conditional-read.decorator';
 import { sendTaggedBody } from '../conditional-reads/reply';
 import { ProfileStatisticsService } from '../profile/profile-statistics.service';
 import { ProfileView } from '../profile/profile.dto';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
 import { RatingsService } from '../ratings/ratings.service';
 import { UsersService } from '../users/users.service';
-import { NAME_PARAM } from './public-lists.controller';
-import { PUBLIC_ENDPOINTS, unknownUser } from './public-lists.errors';
+import { PUBLIC_ENDPOINTS } from './public-lists.errors';
+import { findPublicOwner, OwnerNameParam } from './public-owner';
 
 /** Another user's public profile (contract §18): statistics over their visible entries only. */
 @ApiTags('public lists')
@@ -36,17 +33,14 @@ export class PublicProfileController {
     description:
       "Only when the operator set PUBLIC_LISTS=true (otherwise 404). `id`, `name`, `joined_at` and the statistics of your own profile, computed the same way over the entries the user marked `is_visible: true` only: private entries count nowhere. Any user's token with the `user.profile` scope may read it. The ETag moves only when this body changes.",
   })
-  @NAME_PARAM
-  @ConditionalRead()
-  @ApiOkResponse({ type: ProfileView, headers: CONDITIONAL_READ_HEADERS })
-  @ApiNotFoundResponse({ description: 'No user has this name (or PUBLIC_LISTS is off)' })
+  @OwnerNameParam()
+  @ConditionalRead({ type: ProfileView })
   async get(
     @Param('name') name: string,
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const owner = await this.users.findByExactName(name);
-    if (!owner) throw unknownUser(name);
+    const owner = await findPublicOwner(this.users, name);
     const versions = await this.ratings.publicVersions(owner.id);
     const statistics = await this.statistics.forPublicView(
       owner.id,

@@ -11,15 +11,16 @@ import { ANIME } from './media-types/anime.descriptor';
 import { RatingEntry } from './rating-entry.entity';
 
 describe('ENTRY_COLUMNS', () => {
-  it("lists every column of the entity's fields (and nothing else), by its database name", () => {
+  it('lists every field the entity declares (and nothing else), each a column by its database name', () => {
     const keys = ['id', 'userId', 'mediaType', 'titleId', 'createdAt', 'updatedAt', 'revision'];
+    const declared = Object.keys(new RatingEntry()).filter((property) => !keys.includes(property));
+    expect(ENTRY_COLUMNS.map(({ property }) => property).sort()).toEqual(declared.sort());
     const entityColumns = getMetadataArgsStorage()
-      .columns.filter((column) => column.target === RatingEntry)
+      // The entity's own columns and those of the class it extends, in their order.
+      .filterColumns([RatingEntry, Object.getPrototypeOf(RatingEntry) as typeof RatingEntry])
       .filter((column) => !keys.includes(column.propertyName))
-      .map((column) => [column.options.name ?? column.propertyName, column.propertyName]);
-    expect(ENTRY_COLUMNS.map(({ column, property }) => [column, property]).sort()).toEqual(
-      entityColumns.sort(),
-    );
+      .map((column) => [column.options.name, column.propertyName]);
+    expect(ENTRY_COLUMNS.map(({ column, property }) => [column, property])).toEqual(entityColumns);
   });
 });
 
@@ -29,8 +30,8 @@ describe('a field added to the column list', () => {
   const IS_FAVORITE = {
     column: 'is_favorite',
     property: 'isFavorite' as keyof EntryFields,
+    type: 'boolean',
     kind: 'shared',
-    boolean: true,
     default: false,
   } as const satisfies EntryColumn;
   const columns = [...ENTRY_COLUMNS, IS_FAVORITE];

@@ -50,7 +50,7 @@ export function compileRowToView<V>(
     if (!/^[a-z][a-z0-9_]*$/.test(name)) throw new Error(`not a field name: ${name}`);
     if (hidden.includes(name)) continue;
     properties.push(
-      `${name}: ${column.boolean ? `rawBoolean(v[${at(column)}])` : `v[${at(column)}]`}`,
+      `${name}: ${column.type === 'boolean' ? `rawBoolean(v[${at(column)}])` : `v[${at(column)}]`}`,
     );
   }
   properties.push(
@@ -72,9 +72,9 @@ export function entryFieldsOfRow(
   columns: readonly EntryColumn[] = ENTRY_COLUMNS,
 ): EntryFields {
   const fields: Record<string, unknown> = {};
-  for (const { column, property, boolean } of columns) {
+  for (const { column, property, type } of columns) {
     const value = row[column];
-    fields[property] = boolean ? rawBoolean(value as number | boolean) : value;
+    fields[property] = type === 'boolean' ? rawBoolean(value as number | boolean) : value;
   }
   return fields as unknown as EntryFields;
 }

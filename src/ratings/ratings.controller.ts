@@ -17,10 +17,7 @@ import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { ApiValidationPipe } from '../common/api-validation.pipe';
 import { article, capitalized, type MediaType } from '../common/media-type';
 import { ProblemException } from '../common/problem';
-import {
-  CONDITIONAL_READ_HEADERS,
-  ConditionalRead,
-} from '../conditional-reads/conditional-read.decorator';
+import { ConditionalRead } from '../conditional-reads/conditional-read.decorator';
 import { sendTaggedBody } from '../conditional-reads/reply';
 import { VersionedReads } from '../conditional-reads/versioned-reads';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
@@ -85,8 +82,7 @@ function ratingsControllerFor<M extends MediaType>(descriptor: MediaTypeDescript
     })
     @ID_PARAM
     @EXTERNAL_ID_QUERY
-    @ConditionalRead()
-    @ApiOkResponse({ type: view, isArray: true, headers: CONDITIONAL_READ_HEADERS })
+    @ConditionalRead({ type: view, isArray: true })
     @ApiBadRequestResponse({ description: 'Invalid id or query value' })
     @ApiNotFoundResponse({ description: 'No such title in the catalog' })
     async getOne(

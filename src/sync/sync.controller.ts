@@ -2,7 +2,6 @@ import { Controller, Get, Req, RequestMethod, Res, Type } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiGoneResponse,
-  ApiOkResponse,
   ApiOperation,
   ApiProperty,
   ApiQuery,
@@ -11,10 +10,7 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentUser, Scopes } from '../auth/auth.decorators';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
-import {
-  CONDITIONAL_READ_HEADERS,
-  ConditionalRead,
-} from '../conditional-reads/conditional-read.decorator';
+import { ConditionalRead } from '../conditional-reads/conditional-read.decorator';
 import { sendTaggedBody } from '../conditional-reads/reply';
 import { capitalized, type MediaType } from '../common/media-type';
 import { unknownMediaTypeController } from '../common/unknown-media-type.controller';
@@ -113,11 +109,7 @@ function changesControllerFor<M extends MediaType>(mediaType: M, entry: Type<unk
       schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: MAX_LIMIT },
       description: 'At most this many items in `changes` and `deleted` together',
     })
-    @ConditionalRead()
-    @ApiOkResponse({
-      type: changesViewFor(entry, `${capitalized(mediaType)}ChangesView`),
-      headers: CONDITIONAL_READ_HEADERS,
-    })
+    @ConditionalRead({ type: changesViewFor(entry, `${capitalized(mediaType)}ChangesView`) })
     @ApiBadRequestResponse({ description: 'Invalid limit, or since is not a cursor of this list' })
     @ApiGoneResponse({ description: 'The cursor expired: sync again without since' })
     async changes(

@@ -4,7 +4,6 @@ import {
   Command,
   CommandRunner,
   InquirerService,
-  Option,
   Question,
   QuestionSet,
   SubCommand,
@@ -13,8 +12,9 @@ import { DeleteUserCommand, ExportUserCommand } from '../accounts/accounts.comma
 import { UnblockUserCommand } from '../auth/external-identities.command';
 import { ResetSignInCommand } from '../oauth/sign-in-resets.command';
 import { toIsoSeconds } from '../common/timestamps';
-import { UserCommand } from './user.command';
-import { UnknownUserError, UsersService } from './users.service';
+import { Options } from '../cli/options';
+import { USER_NAME } from './user-name.option';
+import { UsersService } from './users.service';
 
 const MAX_STDIN_BYTES = 64 * 1024;
 
@@ -42,6 +42,13 @@ export async function readPasswordFromStdin(
 }
 
 @SubCommand({ name: 'create', description: 'Create a user; prints it as one JSON line' })
+@Options(
+  { flags: '--name <name>', description: 'Unique user name', required: true },
+  {
+    flags: '--password-stdin',
+    description: 'Read the password (8 to 1024 characters) from standard input',
+  },
+)
 export class CreateUserCommand extends CommandRunner {
   constructor(private readonly users: UsersService) {
     super();
@@ -51,19 +58,6 @@ export class CreateUserCommand extends CommandRunner {
     const password = options.passwordStdin ? await readPasswordFromStdin() : undefined;
     const user = await this.users.create(options.name, password);
     printJsonLine({ id: user.id, name: user.name, joined_at: toIsoSeconds(user.createdAt) });
-  }
-
-  @Option({ flags: '--name <name>', description: 'Unique user name', required: true })
-  parseName(value: string): string {
-    return value;
-  }
-
-  @Option({
-    flags: '--password-stdin',
-    description: 'Read the password (8 to 1024 characters) from standard input',
-  })
-  parsePasswordStdin(): boolean {
-    return true;
   }
 }
 
@@ -88,7 +82,8 @@ export class NewPasswordQuestions {
   description:
     "Set or replace a user's password: asked twice without echo on a terminal, else read from standard input",
 })
-export class SetPasswordCommand extends UserCommand {
+@Options(USER_NAME)
+export class SetPasswordCommand extends CommandRunner {
   constructor(
     private readonly users: UsersService,
     private readonly inquirer: InquirerService,
@@ -98,7 +93,7 @@ export class SetPasswordCommand extends UserCommand {
 
   async run(_args: string[], options: { name: string }): Promise<void> {
     // Asked only for a user that exists: a typo in the name fails before the typing.
-    if (!(await this.users.findByExactName(options.name))) throw new UnknownUserError(options.name);
+    await this.users.assertExists(options.name);
     const password = process.stdin.isTTY ? await this.ask() : await readPasswordFromStdin();
     await this.users.setPassword(options.name, password);
     process.stdout.write('password set\n');

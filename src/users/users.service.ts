@@ -157,6 +157,11 @@ export class UsersService {
     return row ? { id: Number(row.id), createdAt: rawIsoSeconds(row.created_at) } : null;
   }
 
+  /** Fails with UnknownUserError unless a user is named exactly `name`. */
+  async assertExists(name: string): Promise<void> {
+    if (!(await this.findByExactName(name))) throw new UnknownUserError(name);
+  }
+
   /**
    * Marks the user's list as changed, inside the transaction that changes it (`manager`), so that
    * the version and the list commit together. It also locks the user's row until that commit.

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CommandGroup } from '../cli/command-group';
-import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { Command, CommandRunner, SubCommand } from 'nest-commander';
+import { Options } from '../cli/options';
 import { printJsonLine, printJsonLines } from '../cli/output';
 import { WebhooksService } from './webhooks.service';
 
@@ -17,27 +18,17 @@ abstract class WebhookCommand extends CommandRunner {
   description:
     "Create a webhook; prints it as one JSON line with its secret (shown only here). It receives every user's events, private entries included",
 })
-export class CreateWebhookCommand extends WebhookCommand {
-  async run(_args: string[], options: { url: string; events?: string }): Promise<void> {
-    printJsonLine(await this.webhooks.create(options.url, options.events));
-  }
-
-  @Option({
-    flags: '--url <url>',
-    description: 'The receiver: an http or https URL',
-    required: true,
-  })
-  parseUrl(value: string): string {
-    return value;
-  }
-
-  @Option({
+@Options(
+  { flags: '--url <url>', description: 'The receiver: an http or https URL', required: true },
+  {
     flags: '--events <events>',
     description:
       'Comma list of rating.created, rating.updated, rating.deleted (default: all three)',
-  })
-  parseEvents(value: string): string {
-    return value;
+  },
+)
+export class CreateWebhookCommand extends WebhookCommand {
+  async run(_args: string[], options: { url: string; events?: string }): Promise<void> {
+    printJsonLine(await this.webhooks.create(options.url, options.events));
   }
 }
 

@@ -1,17 +1,14 @@
-import { Column, Entity, Index } from 'typeorm';
-import { IssuedCredential } from '../../auth/issued-credential';
+import { Column, Entity } from 'typeorm';
+import { IssuedCredential, SecretHashColumn } from '../../auth/issued-credential';
 import { BelongsTo, DateTimeColumn } from '../../database/columns';
 import { OAuthGrant } from './oauth-grant.entity';
 
 @Entity('oauth_authorization_codes')
-@Index('UQ_oauth_authorization_codes_hash', ['codeHash'], { unique: true })
-@Index('IDX_oauth_authorization_codes_grant', ['grantId'])
 export class AuthorizationCode extends IssuedCredential {
-  /** SHA-256 of the code, hex. */
-  @Column({ name: 'code_hash', type: 'varchar', length: 64 })
+  @SecretHashColumn('code_hash', 'UQ_oauth_authorization_codes_hash')
   codeHash: string;
 
-  @BelongsTo(() => OAuthGrant, 'grant_id', 'grant')
+  @BelongsTo(() => OAuthGrant, 'grant_id', 'grant', 'IDX_oauth_authorization_codes_grant')
   grantId: number;
   grant?: OAuthGrant;
 

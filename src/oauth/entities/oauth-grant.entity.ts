@@ -1,4 +1,4 @@
-import { Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { BelongsTo, DateTimeColumn } from '../../database/columns';
 import { User } from '../../users/user.entity';
 import { OAuthClient } from './oauth-client.entity';
@@ -9,17 +9,15 @@ import { OAuthClient } from './oauth-client.entity';
  * them all (refresh-token reuse, a reused code, RFC 7009 revocation of a refresh token).
  */
 @Entity('oauth_grants')
-@Index('IDX_oauth_grants_client', ['oauthClientId'])
-@Index('IDX_oauth_grants_user', ['userId'])
 export class OAuthGrant {
   @PrimaryGeneratedColumn()
   id: number;
 
-  @BelongsTo(() => OAuthClient, 'oauth_client_id', 'client')
+  @BelongsTo(() => OAuthClient, 'oauth_client_id', 'client', 'IDX_oauth_grants_client')
   oauthClientId: number;
   client?: OAuthClient;
 
-  @BelongsTo(() => User, 'user_id', 'user')
+  @BelongsTo(() => User, 'user_id', 'user', 'IDX_oauth_grants_user')
   userId: number;
   user?: User;
 

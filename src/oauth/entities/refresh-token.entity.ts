@@ -1,17 +1,14 @@
-import { Column, Entity, Index } from 'typeorm';
-import { IssuedCredential } from '../../auth/issued-credential';
+import { Entity } from 'typeorm';
+import { IssuedCredential, SecretHashColumn } from '../../auth/issued-credential';
 import { BelongsTo, DateTimeColumn } from '../../database/columns';
 import { OAuthGrant } from './oauth-grant.entity';
 
 @Entity('oauth_refresh_tokens')
-@Index('UQ_oauth_refresh_tokens_hash', ['tokenHash'], { unique: true })
-@Index('IDX_oauth_refresh_tokens_grant', ['grantId'])
 export class RefreshToken extends IssuedCredential {
-  /** SHA-256 of the token, hex. */
-  @Column({ name: 'token_hash', type: 'varchar', length: 64 })
+  @SecretHashColumn('token_hash', 'UQ_oauth_refresh_tokens_hash')
   tokenHash: string;
 
-  @BelongsTo(() => OAuthGrant, 'grant_id', 'grant')
+  @BelongsTo(() => OAuthGrant, 'grant_id', 'grant', 'IDX_oauth_refresh_tokens_grant')
   grantId: number;
   grant?: OAuthGrant;
 

@@ -1,4 +1,4 @@
-import { Entity, Index, PrimaryColumn } from 'typeorm';
+import { Entity, PrimaryColumn } from 'typeorm';
 import { MillisecondsColumn } from '../../database/columns';
 
 /**
@@ -6,12 +6,11 @@ import { MillisecondsColumn } from '../../database/columns';
  * counted before then no longer count, on every instance, whichever one holds the counter.
  */
 @Entity('sign_in_resets')
-@Index('IDX_sign_in_resets_at', ['resetAt'])
 export class SignInReset {
   /** The account as the throttle counts it (see throttledAccount). */
   @PrimaryColumn({ type: 'varchar', length: 64 })
   account: string;
 
-  @MillisecondsColumn('reset_at')
+  @MillisecondsColumn('reset_at', 'IDX_sign_in_resets_at')
   resetAt: number;
 }
