@@ -137,7 +137,7 @@ describe('The write path of entries (one transaction, revisions, hooks, rating.c
   it('put() returns the entry as stored and as GET shows it', async () => {
     const { user, token } = await createUserWithToken(app);
     const ratings = app.get(RatingsService);
-    const stored = await ratings.put(user.id, 'manga', { id: 1 }, {
+    const stored = await ratings.put(user, 'manga', { id: 1 }, {
       status: 'ongoing',
       chapters_read: 12,
       notes: 'x',
