@@ -108,6 +108,8 @@ describe('The write path of entries (one transaction, revisions, hooks, rating.c
       {
         kind: 'created',
         userId: user.id,
+        // From the request's principal, so that hooks need not read it.
+        userName: user.name,
         mediaType: 'anime',
         titleId: 1,
         externalId: 5001,
