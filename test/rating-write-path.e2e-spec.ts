@@ -108,6 +108,8 @@ describe('The write path of entries (one transaction, revisions, hooks, rating.c
       {
         kind: 'created',
         userId: user.id,
+        // From the request's principal, so that hooks need not read it.
+        userName: user.name,
         mediaType: 'anime',
         titleId: 1,
         externalId: 5001,
@@ -137,7 +139,7 @@ describe('The write path of entries (one transaction, revisions, hooks, rating.c
   it('put() returns the entry as stored and as GET shows it', async () => {
     const { user, token } = await createUserWithToken(app);
     const ratings = app.get(RatingsService);
-    const stored = await ratings.put(user.id, 'manga', { id: 1 }, {
+    const stored = await ratings.put(user, 'manga', { id: 1 }, {
       status: 'ongoing',
       chapters_read: 12,
       notes: 'x',

@@ -342,7 +342,8 @@ describe('webhooks: rows of the outbox and the log', () => {
           eventId,
           eventId === 'msg_of_deleted_webhook' ? 'gone' : 'w',
           state,
-          now + 86_400_000,
+          // A finished message's next_attempt_at is its finishing time; a pending one is not due.
+          finishedAt ?? now + 86_400_000,
           old,
           finishedAt,
         ],

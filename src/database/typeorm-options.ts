@@ -15,6 +15,7 @@ import { Webhooks1800000600000 } from './migrations/1800000600000-webhooks';
 import { PublicVersions1800000800000 } from './migrations/1800000800000-public-versions';
 import { AbuseRecords1800000900000 } from './migrations/1800000900000-abuse-records';
 import { WebhookMessageIndexes1800001000000 } from './migrations/1800001000000-webhook-message-indexes';
+import { WebhookMessageLeanIndexes1800001100000 } from './migrations/1800001100000-webhook-message-lean-indexes';
 
 export const MIGRATIONS = [
   InitialSchema1763830000000,
@@ -30,6 +31,7 @@ export const MIGRATIONS = [
   PublicVersions1800000800000,
   AbuseRecords1800000900000,
   WebhookMessageIndexes1800001000000,
+  WebhookMessageLeanIndexes1800001100000,
 ];
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type

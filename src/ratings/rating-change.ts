@@ -7,6 +7,11 @@ export type RatingChangeKind = 'created' | 'updated' | 'deleted';
 export interface RatingChange {
   kind: RatingChangeKind;
   userId: number;
+  /**
+   * The user's name when the writer was given it (a request's principal, read with its token:
+   * names never change), else null (the CLI, imports): a hook that needs it reads it then.
+   */
+  userName: string | null;
   mediaType: MediaType;
   titleId: number;
   externalId: number | null;

@@ -10,6 +10,12 @@ import type { RatingWriteHooks } from './rating-write-hooks';
 import { changesPublicView } from './public-view.policy';
 import { RatingsRepository, TitleKey, viewOfRow, viewOfWritten } from './ratings.repository';
 
+/** The user a batch of writes is made for, when the caller knows it: a request's principal. */
+export interface WriteAuthor {
+  id: number;
+  name: string;
+}
+
 /**
  * Writes entries inside one transaction (see RatingsService.inWriteTransaction). Each write:
  * locks the user's list (list version, then the revision counter of the media type), reads the
@@ -30,6 +36,7 @@ export class RatingWriter {
     private readonly repository: RatingsRepository,
     private readonly users: UsersService,
     private readonly hooks: RatingWriteHooks,
+    private readonly author: WriteAuthor | null = null,
   ) {}
 
   /** Creates or updates the user's entry, with the same rules as PUT; returns the write. */
@@ -71,6 +78,7 @@ export class RatingWriter {
     return this.record({
       kind: created ? 'created' : 'updated',
       userId,
+      userName: this.nameOf(userId),
       mediaType,
       titleId: row.id,
       externalId: row.external_id,
@@ -97,6 +105,7 @@ export class RatingWriter {
     return this.record({
       kind: 'deleted',
       userId,
+      userName: this.nameOf(userId),
       mediaType,
       titleId: row.id,
       externalId: row.external_id,
@@ -131,6 +140,10 @@ export class RatingWriter {
       await this.repository.bumpPublicVersion(this.manager, userId, mediaType);
     }
     this.publicChanged.clear();
+  }
+
+  private nameOf(userId: number): string | null {
+    return this.author?.id === userId ? this.author.name : null;
   }
 
   private publicViewChanged(userId: number, mediaType: MediaType): void {

@@ -187,7 +187,7 @@ function ratingsControllerFor<M extends MediaType>(descriptor: MediaTypeDescript
       @CurrentTitleRef() ref: TitleRef,
       @Body(bodyPipe) body: PutRatingDto,
     ): Promise<SuccessView> {
-      await this.ratings.put(user.id, mediaType, ref, body);
+      await this.ratings.put(user, mediaType, ref, body);
       return { success: true };
     }
 
@@ -206,7 +206,7 @@ function ratingsControllerFor<M extends MediaType>(descriptor: MediaTypeDescript
       @CurrentUser() user: AuthenticatedUser,
       @CurrentTitleRef() ref: TitleRef,
     ): Promise<SuccessView> {
-      await this.ratings.remove(user.id, mediaType, ref);
+      await this.ratings.remove(user, mediaType, ref);
       return { success: true };
     }
   }

@@ -11,7 +11,7 @@ import { RATING_CHANGED_EVENT, RatingChange } from './rating-change';
 import { RatingRevision } from './rating-revision.entity';
 import { entryAfterPut, foundTitle } from './rating-rules';
 import { RatingWriteHooks } from './rating-write-hooks';
-import { RatingWriter } from './rating-writer';
+import { RatingWriter, type WriteAuthor } from './rating-writer';
 import type { ListOptions } from './list-options';
 import type { PublicRatingViewOf } from './media-types';
 import type { ListTotals } from './media-types/statistics';
@@ -140,11 +140,12 @@ export class RatingsService {
    * transaction holds the entry row, the list version, the write's revision and the hooks.
    */
   async put<M extends MediaType>(
-    userId: number,
+    user: WriteAuthor,
     mediaType: M,
     ref: TitleRef,
     body: PutRatingDto,
   ): Promise<RatingViewOf<M>> {
+    const userId = user.id;
     const key = { id: ref.id, byExternalId: pickExternalIdFlag(ref, body) };
     if (this.checkBeforeTransaction) {
       // SQLite runs every statement of the process on one connection: a rollback would also undo
@@ -156,13 +157,15 @@ export class RatingsService {
       );
       entryAfterPut(mediaType, row, body);
     }
-    const change = await this.inWriteTransaction((writer) =>
-      writer.put(userId, mediaType, key, body),
+    const change = await this.inWriteTransaction(
+      (writer) => writer.put(userId, mediaType, key, body),
+      user,
     );
     return change.entry as RatingViewOf<M>;
   }
 
-  async remove(userId: number, mediaType: MediaType, ref: TitleRef): Promise<void> {
+  async remove(user: WriteAuthor, mediaType: MediaType, ref: TitleRef): Promise<void> {
+    const userId = user.id;
     const key = { id: ref.id, byExternalId: ref.useExternalIdQuery ?? false };
     if (this.checkBeforeTransaction) {
       const row = foundTitle(
@@ -174,7 +177,7 @@ export class RatingsService {
         throw ProblemException.notFound(`You have no rating entry for ${mediaType} ${row.id}`);
       }
     }
-    await this.inWriteTransaction((writer) => writer.remove(userId, mediaType, key));
+    await this.inWriteTransaction((writer) => writer.remove(userId, mediaType, key), user);
   }
 
   /**
@@ -190,11 +193,16 @@ export class RatingsService {
    * - After the commit, one RATING_CHANGED_EVENT per write, in order (best effort).
    * - `work` must use only the writer (or the transaction it is given via hooks) and must not
    *   start another transaction.
+   * - `author`, when the caller knows it (a request's principal), names the user in the writes'
+   *   RatingChange, so that hooks need not read it.
    */
-  async inWriteTransaction<T>(work: (writer: RatingWriter) => Promise<T>): Promise<T> {
+  async inWriteTransaction<T>(
+    work: (writer: RatingWriter) => Promise<T>,
+    author: WriteAuthor | null = null,
+  ): Promise<T> {
     let writer: RatingWriter | undefined;
     const result = await runTransaction(this.dataSource, async (manager) => {
-      writer = new RatingWriter(manager, this.repository, this.users, this.hooks);
+      writer = new RatingWriter(manager, this.repository, this.users, this.hooks, author);
       const result = await work(writer);
       await writer.finish();
       return result;

@@ -34,7 +34,7 @@ export class WebhookOutbox {
       .filter((webhook) => webhook.events.includes(type))
       .map((webhook) => webhook.id);
     if (webhookIds.length === 0) return;
-    let name = read.names.get(change.userId);
+    let name = change.userName ?? read.names.get(change.userId);
     if (name === undefined) {
       name = (await this.users.nameIn(em, change.userId)) ?? '';
       read.names.set(change.userId, name);

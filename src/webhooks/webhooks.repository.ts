@@ -148,11 +148,19 @@ export class WebhooksRepository {
     );
   }
 
-  /** Drops the user's messages not yet delivered or failed, in the caller's transaction. */
+  /**
+   * Drops the user's messages not yet delivered or failed, in the caller's transaction: a walk of
+   * each webhook's pending messages in IDX_webhook_messages_webhook (no index on user_id, which
+   * every outbox insert would pay for). Messages of deleted webhooks are the purge's.
+   */
   async dropPendingOfUser(em: EntityManager, userId: number): Promise<void> {
-    await em.query("DELETE FROM webhook_messages WHERE user_id = ? AND state = 'pending'", [
-      userId,
-    ]);
+    const webhookIds = await this.webhookIds(em);
+    if (webhookIds.length === 0) return;
+    await em.query(
+      `DELETE FROM webhook_messages WHERE webhook_id IN (${placeholders(webhookIds.length)})
+        AND state = 'pending' AND user_id = ?`,
+      [...webhookIds, userId],
+    );
   }
 
   // ---- delivery ----
@@ -266,12 +274,14 @@ export class WebhooksRepository {
         }
         group.ids.push(message.id);
       }
+      // A finished message is due no more: its next_attempt_at becomes its finishing time, which
+      // orders the finished messages of IDX_webhook_messages_webhook for the purge.
       for (const group of finished.values()) {
         await em.query(
           `UPDATE ${this.claimSql.messagesById} SET state = ?, attempts = ?, lease_until = 0,
-            leased_by = NULL, finished_at = ? WHERE id IN (${group.ids.map(() => '?').join(', ')})
-            AND state = 'pending'`,
-          [group.outcome, group.attempts, now, ...group.ids],
+            leased_by = NULL, finished_at = ?, next_attempt_at = ?
+            WHERE id IN (${group.ids.map(() => '?').join(', ')}) AND state = 'pending'`,
+          [group.outcome, group.attempts, now, now, ...group.ids],
         );
       }
       await em.query(
@@ -309,9 +319,24 @@ export class WebhooksRepository {
     return this.purgeBefore('webhook_attempts', 'attempted_at', before, limit);
   }
 
-  /** Removes at most `limit` messages delivered or failed before `before` (ms). */
+  /**
+   * Removes at most `limit` messages delivered or failed before `before` (ms): a range of
+   * IDX_webhook_messages_webhook per webhook and state, where a finished message's
+   * next_attempt_at is its finishing time (or earlier, for those finished before migration
+   * 1800001100000: the finished_at condition keeps the purge exact). Messages of deleted webhooks
+   * are purgeOfDeletedWebhooks'.
+   */
   purgeFinishedBefore(before: number, limit: number): Promise<number> {
-    return this.purgeBefore('webhook_messages', 'finished_at', before, limit);
+    return runTransaction(this.dataSource, async (em) => {
+      const webhookIds = await this.webhookIds(em);
+      if (webhookIds.length === 0) return 0;
+      const rows = await em.query<{ id: number }[]>(
+        `SELECT id FROM webhook_messages WHERE webhook_id IN (${placeholders(webhookIds.length)})
+          AND state IN ('delivered', 'failed') AND next_attempt_at < ? AND finished_at < ? LIMIT ?`,
+        [...webhookIds, before, before, limit],
+      );
+      return deleteRows(em, 'webhook_messages', rows);
+    });
   }
 
   /**
@@ -346,6 +371,11 @@ export class WebhooksRepository {
       );
       return deleteRows(em, table, rows);
     });
+  }
+
+  private async webhookIds(em: EntityManager): Promise<string[]> {
+    const rows = await em.query<{ id: string }[]>('SELECT id FROM webhooks');
+    return rows.map((row) => row.id);
   }
 
   // ---- the CLI ----
@@ -398,6 +428,10 @@ export class WebhooksRepository {
 export interface Subscriber {
   id: string;
   events: string[];
+}
+
+function placeholders(count: number): string {
+  return Array(count).fill('?').join(', ');
 }
 
 /** Deletes the rows by id; says how many. */
