@@ -1,26 +1,19 @@
 import { CommandRunner, SubCommand } from 'nest-commander';
 import { Options } from '../cli/options';
-import { printJsonLine } from '../cli/output';
+import { serviceCommand } from '../cli/service-command';
 import { USER_NAME } from '../users/user-name.option';
 import { AccountErasure } from './account-erasure';
 import { AccountExport } from './account-export';
 import { writePrivateFile } from './private-file';
 
-@SubCommand({
+export const DeleteUserCommand = serviceCommand(AccountErasure, {
+  className: 'DeleteUserCommand',
   name: 'delete',
   description:
     "Erase a user: entries (webhooks get rating.deleted for each), tokens, authorizations, sync deletions, undelivered webhook events; the identity provider's pairs stay blocked",
-})
-@Options(USER_NAME)
-export class DeleteUserCommand extends CommandRunner {
-  constructor(private readonly erasure: AccountErasure) {
-    super();
-  }
-
-  async run(_args: string[], options: { name: string }): Promise<void> {
-    printJsonLine(await this.erasure.erase(options.name));
-  }
-}
+  options: [USER_NAME],
+  run: (erasure, options: { name: string }) => erasure.erase(options.name),
+});
 
 @SubCommand({
   name: 'export',

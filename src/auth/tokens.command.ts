@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { AccountTokens } from '../accounts/account-tokens';
 import { CommandGroup } from '../cli/command-group';
-import { printJsonLines } from '../cli/output';
+import { serviceCommand } from '../cli/service-command';
 import { Command, CommandRunner, SubCommand } from 'nest-commander';
 import { Options } from '../cli/options';
 import { AppConfig } from '../config/app-config';
@@ -82,21 +82,14 @@ export class RevokeTokenCommand extends CommandRunner {
   }
 }
 
-@SubCommand({
+export const ListTokensCommand = serviceCommand(AccountTokens, {
+  className: 'ListTokensCommand',
   name: 'list',
   description:
     "List a user's access and refresh tokens, one JSON line each: type, id, client_id, scopes, issued_at, expires_at, status (never the token)",
-})
-@Options({ flags: '--user <name>', description: 'Name of the user', required: true })
-export class ListTokensCommand extends CommandRunner {
-  constructor(private readonly accounts: AccountTokens) {
-    super();
-  }
-
-  async run(_args: string[], options: { user: string }): Promise<void> {
-    printJsonLines(await this.accounts.list(options.user));
-  }
-}
+  options: [{ flags: '--user <name>', description: 'Name of the user', required: true }],
+  run: (accounts, options: { user: string }) => accounts.list(options.user),
+});
 
 @Command({
   name: 'tokens',

@@ -1,45 +1,38 @@
 import { readFile } from 'node:fs/promises';
 import { CommandGroup } from '../cli/command-group';
-import { printJsonLine } from '../cli/output';
-import { Command, CommandRunner, SubCommand } from 'nest-commander';
-import { Options } from '../cli/options';
+import { Command } from 'nest-commander';
+import { serviceCommand } from '../cli/service-command';
 import { CatalogFileError, parseCatalogFile } from './catalog-file';
 import { CatalogService } from './catalog.service';
 
 const CATALOG_FORMATS = ['json', 'anime-offline-database'] as const;
 type CatalogFormat = (typeof CATALOG_FORMATS)[number];
 
-@SubCommand({
+export const ImportCatalogCommand = serviceCommand(CatalogService, {
+  className: 'ImportCatalogCommand',
   name: 'import',
   arguments: '<file>',
   description:
     'Import titles: a JSON array of titles (default: all or nothing), or with --format anime-offline-database the anime of a manami-project anime-offline-database file (JSON or gzip)',
-})
-@Options({
-  flags: '--format <format>',
-  description: 'json (default): a JSON array of titles; anime-offline-database',
-  parse: (value): CatalogFormat => {
-    if (!(CATALOG_FORMATS as readonly string[]).includes(value)) {
-      throw new CatalogFileError(
-        `--format must be one of ${CATALOG_FORMATS.join(', ')}, not "${value}"`,
-      );
-    }
-    return value as CatalogFormat;
-  },
-})
-export class ImportCatalogCommand extends CommandRunner {
-  constructor(private readonly catalog: CatalogService) {
-    super();
-  }
-
-  async run([file]: string[], options: { format?: CatalogFormat }): Promise<void> {
-    const summary =
-      options.format === 'anime-offline-database'
-        ? await this.catalog.importOfflineDatabase(file)
-        : await this.catalog.import(parseCatalogFile(await readFile(file, 'utf8')));
-    printJsonLine(summary);
-  }
-}
+  options: [
+    {
+      flags: '--format <format>',
+      description: 'json (default): a JSON array of titles; anime-offline-database',
+      parse: (value): CatalogFormat => {
+        if (!(CATALOG_FORMATS as readonly string[]).includes(value)) {
+          throw new CatalogFileError(
+            `--format must be one of ${CATALOG_FORMATS.join(', ')}, not "${value}"`,
+          );
+        }
+        return value as CatalogFormat;
+      },
+    },
+  ],
+  run: async (catalog, options: { format?: CatalogFormat }, [file]) =>
+    options.format === 'anime-offline-database'
+      ? catalog.importOfflineDatabase(file)
+      : catalog.import(parseCatalogFile(await readFile(file, 'utf8'))),
+});
 
 @Command({
   name: 'catalog',

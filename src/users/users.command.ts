@@ -1,5 +1,6 @@
 import { CommandGroup } from '../cli/command-group';
-import { printJsonLine, printJsonLines } from '../cli/output';
+import { printJsonLine } from '../cli/output';
+import { serviceCommand } from '../cli/service-command';
 import {
   Command,
   CommandRunner,
@@ -109,19 +110,12 @@ export class SetPasswordCommand extends CommandRunner {
   }
 }
 
-@SubCommand({
+export const ListUsersCommand = serviceCommand(UsersService, {
+  className: 'ListUsersCommand',
   name: 'list',
   description: 'List the users, one JSON line each: id, name, joined_at, has_password',
-})
-export class ListUsersCommand extends CommandRunner {
-  constructor(private readonly users: UsersService) {
-    super();
-  }
-
-  async run(): Promise<void> {
-    printJsonLines(await this.users.list());
-  }
-}
+  run: (users) => users.list(),
+});
 
 @Command({
   name: 'users',
