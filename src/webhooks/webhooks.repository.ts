@@ -59,9 +59,14 @@ const DUE_WEBHOOKS_SQL = `SELECT w.id AS webhook_id FROM webhooks w WHERE (
 const DUE_MESSAGES_SQL = `SELECT id, event_id, event_type, body, attempts FROM webhook_messages
   WHERE webhook_id = ? AND state = 'pending' AND next_attempt_at <= ? AND lease_until <= ?
   ORDER BY next_attempt_at, id LIMIT ?`;
+/**
+ * The running attempts of a webhook: leased messages, whose next_attempt_at is their lease's end,
+ * so that the count reads the range of IDX_webhook_messages_webhook after now (leases and retries
+ * not yet due), not the whole backlog.
+ */
 const IN_FLIGHT_SQL = `SELECT COUNT(*) AS n FROM webhook_messages
-  WHERE webhook_id = ? AND state = 'pending' AND lease_until > ?`;
-const RELEASE_SQL = `UPDATE webhook_messages SET lease_until = 0, leased_by = NULL
+  WHERE webhook_id = ? AND state = 'pending' AND next_attempt_at > ? AND lease_until > ?`;
+const RELEASE_SQL = `UPDATE webhook_messages SET lease_until = 0, leased_by = NULL, next_attempt_at = ?
   WHERE id = ? AND leased_by = ?`;
 const RETRY_SQL = `UPDATE webhook_messages SET attempts = ?, next_attempt_at = ?, lease_until = 0,
   leased_by = NULL WHERE id = ? AND state = 'pending'`;
@@ -88,7 +93,8 @@ const CLAIM_SQL = {
   },
   sqlite: {
     webhook: `SELECT id, url, secret, (SELECT COUNT(*) FROM webhook_messages
-      WHERE webhook_id = webhooks.id AND state = 'pending' AND lease_until > ?) AS in_flight
+      WHERE webhook_id = webhooks.id AND state = 'pending' AND next_attempt_at > ?
+        AND lease_until > ?) AS in_flight
       FROM webhooks WHERE id = ?`,
     countsInFlight: true,
     messages: DUE_MESSAGES_SQL,
@@ -177,8 +183,8 @@ export class WebhooksRepository {
    * Leases up to `max` minus the attempts already running (on any instance) of the webhook's due
    * messages, earliest due first, to `owner` until `leaseUntil`. On MySQL/MariaDB the webhook's
    * row is locked (SKIP LOCKED: an instance claiming for it already makes this one pass), so that
-   * the count of running attempts and the new leases are one step. A lease that runs out (its owner
-   * died) makes the message due again.
+   * the count of running attempts and the new leases are one step. A leased message is due again
+   * when its lease runs out (its owner died): its next_attempt_at is the lease's end.
    *
    * Written by hand: the queue libraries for Node need Redis or PostgreSQL, and the service must
    * run on an embedded SQLite file and on MySQL/MariaDB.
@@ -193,7 +199,7 @@ export class WebhooksRepository {
     return runTransaction(this.dataSource, async (em) => {
       const [row] = await em.query<(ClaimedWork['webhook'] & { in_flight?: number | string })[]>(
         this.claimSql.webhook,
-        this.claimSql.countsInFlight ? [now, webhookId] : [webhookId],
+        this.claimSql.countsInFlight ? [now, now, webhookId] : [webhookId],
       );
       if (!row) {
         // Deleted (its messages go with it; a write that read it just before may leave some) or
@@ -209,7 +215,7 @@ export class WebhooksRepository {
       const webhook = { id: row.id, url: row.url, secret: row.secret };
       const inFlight =
         row.in_flight ??
-        (await em.query<{ n: number | string }[]>(IN_FLIGHT_SQL, [webhookId, now]))[0].n;
+        (await em.query<{ n: number | string }[]>(IN_FLIGHT_SQL, [webhookId, now, now]))[0].n;
       const room = max - Number(inFlight);
       if (room <= 0) return { webhook, messages: [] };
       const rows = await em.query<
@@ -224,8 +230,9 @@ export class WebhooksRepository {
       if (rows.length === 0) return { webhook, messages: [] };
       const ids = rows.map((row) => Number(row.id));
       await em.query(
-        `UPDATE webhook_messages SET lease_until = ?, leased_by = ? WHERE id IN (${ids.map(() => '?').join(', ')})`,
-        [leaseUntil, owner, ...ids],
+        `UPDATE webhook_messages SET lease_until = ?, next_attempt_at = ?, leased_by = ?
+          WHERE id IN (${ids.map(() => '?').join(', ')})`,
+        [leaseUntil, leaseUntil, owner, ...ids],
       );
       return {
         webhook,
@@ -308,7 +315,7 @@ export class WebhooksRepository {
   /** Gives a message back (an attempt cut short by shutdown): due again at once, for anyone. */
   release(messageId: number, owner: string): Promise<void> {
     return runTransaction(this.dataSource, async (em) => {
-      await em.query(RELEASE_SQL, [messageId, owner]);
+      await em.query(RELEASE_SQL, [Date.now(), messageId, owner]);
     });
   }
 
