@@ -1,4 +1,4 @@
-import { LoggerService } from '@nestjs/common';
+import { LoggerService, OnApplicationShutdown } from '@nestjs/common';
 import type { Logger as Pino } from 'pino';
 
 /**
@@ -19,8 +19,13 @@ const NEST_BOOT_CONTEXTS = new Set<unknown>([
   'NestApplication',
 ]);
 
-export class AppLogger implements LoggerService {
+export class AppLogger implements LoggerService, OnApplicationShutdown {
   constructor(readonly pino: Pino) {}
+
+  /** The last lines out before a signal ends the process (no 'exit' event to flush them then). */
+  onApplicationShutdown(): void {
+    this.pino.flush();
+  }
 
   log(message: unknown, ...rest: unknown[]): void {
     this.write(NEST_BOOT_CONTEXTS.has(rest[rest.length - 1]) ? 'debug' : 'info', message, rest);

@@ -35,6 +35,20 @@ describe('PerTurnDestination', () => {
     }
   });
 
+  it('writes everything written so far when flushed (pino.flush at shutdown)', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'per-turn-')), 'out.log');
+    const fd = openSync(path, 'w');
+    try {
+      const destination = new PerTurnDestination(fd);
+      destination.write('before the signal\n');
+      destination.write('and the last\n');
+      destination.flush();
+      expect(readFileSync(path, 'utf8')).toBe('before the signal\nand the last\n');
+    } finally {
+      closeSync(fd);
+    }
+  });
+
   it('writes the lines of the last turn when the process exits before it ends', async () => {
     const script = [
       "const { PerTurnDestination } = require('./src/logging/per-turn-destination');",

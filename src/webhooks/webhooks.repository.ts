@@ -40,6 +40,8 @@ export interface FinishedAttempt {
   nextAttemptAt: number | null;
 }
 
+/** Ids per DELETE when a user's pending messages are dropped. */
+const ERASURE_BATCH = 1000;
 const SUBSCRIBERS_SQL = 'SELECT id, events FROM webhooks';
 const INSERT_MESSAGE_COLUMNS =
   '(event_id, webhook_id, event_type, user_id, body, state, attempts, next_attempt_at, lease_until, created_at)';
@@ -157,16 +159,28 @@ export class WebhooksRepository {
   /**
    * Drops the user's messages not yet delivered or failed, in the caller's transaction: a walk of
    * each webhook's pending messages in IDX_webhook_messages_webhook (no index on user_id, which
-   * every outbox insert would pay for). Messages of deleted webhooks are the purge's.
+   * every outbox insert would pay for), then a delete by id. A DELETE walking that range would,
+   * on MySQL/MariaDB, lock the whole backlog and its gaps until the erasure commits, holding up
+   * every other user's write that queues an event. Messages of deleted webhooks are the purge's.
    */
   async dropPendingOfUser(em: EntityManager, userId: number): Promise<void> {
     const webhookIds = await this.webhookIds(em);
     if (webhookIds.length === 0) return;
-    await em.query(
-      `DELETE FROM webhook_messages WHERE webhook_id IN (${placeholders(webhookIds.length)})
-        AND state = 'pending' AND user_id = ?`,
-      [...webhookIds, userId],
-    );
+    const ids = (
+      await em.query<{ id: number }[]>(
+        `SELECT id FROM webhook_messages WHERE webhook_id IN (${placeholders(webhookIds.length)})
+          AND state = 'pending' AND user_id = ?`,
+        [...webhookIds, userId],
+      )
+    ).map((row) => Number(row.id));
+    for (let start = 0; start < ids.length; start += ERASURE_BATCH) {
+      const batch = ids.slice(start, start + ERASURE_BATCH);
+      await em.query(
+        `DELETE FROM ${this.claimSql.messagesById} WHERE id IN (${placeholders(batch.length)})
+          AND state = 'pending'`,
+        batch,
+      );
+    }
   }
 
   // ---- delivery ----
