@@ -46,3 +46,21 @@ export function serviceCommand<S, O = Record<string, never>>(
   SubCommand(meta)(ServiceCommand);
   return ServiceCommand;
 }
+
+/**
+ * A `delete <id>` sub-command: the service's `delete(id)` (it throws when there is nothing to
+ * delete), answered by `{"deleted": id}`.
+ */
+export function deleteCommand<S extends { delete(id: string): Promise<void> }>(
+  service: abstract new (...args: never[]) => S,
+  spec: Omit<ServiceCommandSpec<S, Record<string, never>>, 'name' | 'run' | 'options'>,
+): Type<CommandRunner> {
+  return serviceCommand(service, {
+    ...spec,
+    name: 'delete',
+    run: async (target, _options, [id]) => {
+      await target.delete(id);
+      return { deleted: id };
+    },
+  });
+}

@@ -1,6 +1,6 @@
 import { CommandGroup } from '../cli/command-group';
 import { Command } from 'nest-commander';
-import { serviceCommand } from '../cli/service-command';
+import { deleteCommand, serviceCommand } from '../cli/service-command';
 import { toIsoSeconds } from '../common/timestamps';
 import { ClientRemoval } from './client-removal';
 import { ClientsService } from './clients.service';
@@ -54,16 +54,11 @@ export const ListClientsCommand = serviceCommand(ClientsService, {
     })),
 });
 
-export const DeleteClientCommand = serviceCommand(ClientRemoval, {
+export const DeleteClientCommand = deleteCommand(ClientRemoval, {
   className: 'DeleteClientCommand',
-  name: 'delete',
   arguments: '<client_id>',
   description:
     'Delete a client with its authorizations, codes, access and refresh tokens: refused from the next request on, on every instance',
-  run: async (removal, _options, [clientId]) => {
-    await removal.delete(clientId);
-    return { deleted: clientId };
-  },
 });
 
 export const RotateClientSecretCommand = serviceCommand(ClientsService, {

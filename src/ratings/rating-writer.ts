@@ -75,13 +75,8 @@ export class RatingWriter {
     if (changesPublicView(created ? null : viewOfRow(mediaType, row), entry)) {
       this.publicViewChanged(userId, mediaType);
     }
-    return this.record({
+    return this.record(userId, mediaType, row, {
       kind: created ? 'created' : 'updated',
-      userId,
-      userName: this.nameOf(userId),
-      mediaType,
-      titleId: row.id,
-      externalId: row.external_id,
       revision,
       entry,
       at: now,
@@ -102,13 +97,8 @@ export class RatingWriter {
     await this.repository.deleteEntry(this.manager, row.entry_id);
     if (changesPublicView(viewOfRow(mediaType, row), null))
       this.publicViewChanged(userId, mediaType);
-    return this.record({
+    return this.record(userId, mediaType, row, {
       kind: 'deleted',
-      userId,
-      userName: this.nameOf(userId),
-      mediaType,
-      titleId: row.id,
-      externalId: row.external_id,
       revision,
       entry: null,
       at: nowToTheSecond(),
@@ -165,7 +155,24 @@ export class RatingWriter {
     this.versionBumped.add(userId);
   }
 
-  private async record(change: RatingChange): Promise<RatingChange> {
+  /** The write of the user's entry of the title `row`: its hooks run, it is kept for the events. */
+  private async record(
+    userId: number,
+    mediaType: MediaType,
+    row: { id: number; external_id: number | null },
+    { kind, revision, entry, at }: Pick<RatingChange, 'kind' | 'revision' | 'entry' | 'at'>,
+  ): Promise<RatingChange> {
+    const change: RatingChange = {
+      kind,
+      userId,
+      userName: this.nameOf(userId),
+      mediaType,
+      titleId: row.id,
+      externalId: row.external_id,
+      revision,
+      entry,
+      at,
+    };
     await this.hooks.run(this.manager, change);
     this.changes.push(change);
     return change;

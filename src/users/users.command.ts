@@ -14,7 +14,7 @@ import { UnblockUserCommand } from '../auth/external-identities.command';
 import { ResetSignInCommand } from '../oauth/sign-in-resets.command';
 import { toIsoSeconds } from '../common/timestamps';
 import { Options } from '../cli/options';
-import { USER_NAME } from './user-name.option';
+import { existingUserCommand } from './existing-user-command';
 import { UsersService } from './users.service';
 
 const MAX_STDIN_BYTES = 64 * 1024;
@@ -78,37 +78,29 @@ export class NewPasswordQuestions {
   }
 }
 
-@SubCommand({
+/** The new password, asked twice on a terminal: both answers must be the same. */
+async function askNewPassword(inquirer: InquirerService): Promise<string> {
+  const { password, repeated } = await inquirer.ask<{ password: string; repeated: string }>(
+    NEW_PASSWORD,
+    undefined,
+  );
+  if (password !== repeated) throw new Error('the two passwords differ; nothing was changed');
+  return password;
+}
+
+export const SetPasswordCommand = existingUserCommand(InquirerService, {
+  className: 'SetPasswordCommand',
   name: 'set-password',
   description:
     "Set or replace a user's password: asked twice without echo on a terminal, else read from standard input",
-})
-@Options(USER_NAME)
-export class SetPasswordCommand extends CommandRunner {
-  constructor(
-    private readonly users: UsersService,
-    private readonly inquirer: InquirerService,
-  ) {
-    super();
-  }
-
-  async run(_args: string[], options: { name: string }): Promise<void> {
-    // Asked only for a user that exists: a typo in the name fails before the typing.
-    await this.users.assertExists(options.name);
-    const password = process.stdin.isTTY ? await this.ask() : await readPasswordFromStdin();
-    await this.users.setPassword(options.name, password);
-    process.stdout.write('password set\n');
-  }
-
-  private async ask(): Promise<string> {
-    const { password, repeated } = await this.inquirer.ask<{ password: string; repeated: string }>(
-      NEW_PASSWORD,
-      undefined,
-    );
-    if (password !== repeated) throw new Error('the two passwords differ; nothing was changed');
-    return password;
-  }
-}
+  act: async (inquirer, name, users) => {
+    const password = process.stdin.isTTY
+      ? await askNewPassword(inquirer)
+      : await readPasswordFromStdin();
+    await users.setPassword(name, password);
+    return 'password set';
+  },
+});
 
 export const ListUsersCommand = serviceCommand(UsersService, {
   className: 'ListUsersCommand',

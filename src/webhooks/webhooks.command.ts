@@ -1,6 +1,6 @@
 import { CommandGroup } from '../cli/command-group';
 import { Command } from 'nest-commander';
-import { serviceCommand } from '../cli/service-command';
+import { deleteCommand, serviceCommand } from '../cli/service-command';
 import { WebhooksService } from './webhooks.service';
 
 export const CreateWebhookCommand = serviceCommand(WebhooksService, {
@@ -27,15 +27,10 @@ export const ListWebhooksCommand = serviceCommand(WebhooksService, {
   run: (webhooks) => webhooks.list(),
 });
 
-export const DeleteWebhookCommand = serviceCommand(WebhooksService, {
+export const DeleteWebhookCommand = deleteCommand(WebhooksService, {
   className: 'DeleteWebhookCommand',
-  name: 'delete',
   arguments: '<id>',
   description: 'Delete a webhook; no attempt is made for it afterwards, retries included',
-  run: async (webhooks, _options, [id]) => {
-    await webhooks.delete(id);
-    return { deleted: id };
-  },
 });
 
 export const WebhookDeliveriesCommand = serviceCommand(WebhooksService, {
