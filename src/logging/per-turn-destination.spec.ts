@@ -16,11 +16,20 @@ async function contentOnceItHas(path: string, lines: number): Promise<string> {
 }
 
 describe('PerTurnDestination', () => {
-  it('writes the lines of every turn, in the order they came', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'per-turn-')), 'out.log');
-    const fd = openSync(path, 'w');
-    try {
-      const destination = new PerTurnDestination(fd);
+  describe('on a file', () => {
+    let path: string;
+    let fd: number;
+    let destination: PerTurnDestination;
+
+    beforeEach(() => {
+      path = join(mkdtempSync(join(tmpdir(), 'per-turn-')), 'out.log');
+      fd = openSync(path, 'w');
+      destination = new PerTurnDestination(fd);
+    });
+
+    afterEach(() => closeSync(fd));
+
+    it('writes the lines of every turn, in the order they came', async () => {
       destination.write('one\n');
       destination.write('two\n');
       await nextTurn();
@@ -30,23 +39,14 @@ describe('PerTurnDestination', () => {
 
       const expected = ['one', 'two', 'three', ...Array.from({ length: 97 }, (_, i) => `${i + 4}`)];
       expect(await contentOnceItHas(path, 100)).toBe(`${expected.join('\n')}\n`);
-    } finally {
-      closeSync(fd);
-    }
-  });
+    });
 
-  it('writes everything written so far when flushed (pino.flush at shutdown)', () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'per-turn-')), 'out.log');
-    const fd = openSync(path, 'w');
-    try {
-      const destination = new PerTurnDestination(fd);
+    it('writes everything written so far when flushed (pino.flush at shutdown)', () => {
       destination.write('before the signal\n');
       destination.write('and the last\n');
       destination.flush();
       expect(readFileSync(path, 'utf8')).toBe('before the signal\nand the last\n');
-    } finally {
-      closeSync(fd);
-    }
+    });
   });
 
   it('writes the lines of the last turn when the process exits before it ends', async () => {
