@@ -245,7 +245,7 @@ export class WebhooksRepository {
       const ids = rows.map((row) => Number(row.id));
       await em.query(
         `UPDATE webhook_messages SET lease_until = ?, next_attempt_at = ?, leased_by = ?
-          WHERE id IN (${ids.map(() => '?').join(', ')})`,
+          WHERE id IN (${placeholders(ids.length)})`,
         [leaseUntil, leaseUntil, owner, ...ids],
       );
       return {
@@ -301,7 +301,7 @@ export class WebhooksRepository {
         await em.query(
           `UPDATE ${this.claimSql.messagesById} SET state = ?, attempts = ?, lease_until = 0,
             leased_by = NULL, finished_at = ?, next_attempt_at = ?
-            WHERE id IN (${group.ids.map(() => '?').join(', ')}) AND state = 'pending'`,
+            WHERE id IN (${placeholders(group.ids.length)}) AND state = 'pending'`,
           [group.outcome, group.attempts, now, now, ...group.ids],
         );
       }
@@ -322,7 +322,7 @@ export class WebhooksRepository {
 
   /** The messages among `count` ids still pending, locked on MySQL/MariaDB until the commit. */
   private pendingSql(count: number): string {
-    return `SELECT id FROM ${this.claimSql.messagesById} WHERE id IN (${Array(count).fill('?').join(', ')})
+    return `SELECT id FROM ${this.claimSql.messagesById} WHERE id IN (${placeholders(count)})
       AND state = 'pending' AND leased_by = ?${this.claimSql.lock}`;
   }
 
@@ -371,7 +371,7 @@ export class WebhooksRepository {
       );
       if (webhookIds.length === 0) return 0;
       const rows = await em.query<{ id: number }[]>(
-        `SELECT id FROM webhook_messages WHERE webhook_id IN (${webhookIds.map(() => '?').join(', ')}) LIMIT ?`,
+        `SELECT id FROM webhook_messages WHERE webhook_id IN (${placeholders(webhookIds.length)}) LIMIT ?`,
         [...webhookIds, limit],
       );
       return deleteRows(em, 'webhook_messages', rows);
@@ -463,6 +463,6 @@ async function deleteRows(
 ): Promise<number> {
   if (rows.length === 0) return 0;
   const ids = rows.map((row) => Number(row.id));
-  await em.query(`DELETE FROM ${table} WHERE id IN (${ids.map(() => '?').join(', ')})`, ids);
+  await em.query(`DELETE FROM ${table} WHERE id IN (${placeholders(ids.length)})`, ids);
   return ids.length;
 }
