@@ -10,6 +10,7 @@ import { anime, createUser, createUserWithToken, importTitles, manga } from './f
 import { loadConfig, MAX_WEBHOOK_TIMEOUT_SECONDS } from '../src/config/app-config';
 import { PurgeRunner } from '../src/purges/purge-runner.service';
 import { RatingsService } from '../src/ratings/ratings.service';
+import { WebhookDispatcher } from '../src/webhooks/webhook-dispatcher';
 import { WebhookSender } from '../src/webhooks/webhook-sender';
 import { WebhooksRepository } from '../src/webhooks/webhooks.repository';
 import { WebhooksService } from '../src/webhooks/webhooks.service';
@@ -402,24 +403,111 @@ describe('webhooks: rows of the outbox and the log', () => {
     // The lease of instance A ran out and instance B claimed the message again meanwhile.
     const taken = await insert('msg_taken_over', 'instance-b');
     const held = await insert('msg_held', 'instance-a');
-    await app
+    // The message of an earlier attempt was deleted and its id given to a later event.
+    const reused = await insert('msg_later', 'instance-a');
+    const claimed = await app
       .get(WebhooksRepository)
       .recordAttempts(
-        [delivered(taken, 'msg_taken_over'), delivered(held, 'msg_held')],
+        [
+          delivered(taken, 'msg_taken_over'),
+          delivered(held, 'msg_held'),
+          delivered(reused, 'msg_deleted'),
+        ],
         'instance-a',
         now,
+        null,
       );
+    expect(claimed).toEqual([]);
     const messages = await dataSource.query<
       { event_id: string; state: string; leased_by: string | null }[]
     >('SELECT event_id, state, leased_by FROM webhook_messages ORDER BY id');
     expect(messages).toEqual([
       { event_id: 'msg_taken_over', state: 'pending', leased_by: 'instance-b' },
       { event_id: 'msg_held', state: 'delivered', leased_by: null },
+      { event_id: 'msg_later', state: 'pending', leased_by: 'instance-a' },
     ]);
     const logged = await dataSource.query<{ event_id: string }[]>(
       'SELECT event_id FROM webhook_attempts',
     );
     expect(logged.map((row) => row.event_id)).toEqual(['msg_held']);
+    await resetDatabase(app);
+  });
+
+  it('claims the next due messages in the transaction that records, within the room left', async () => {
+    const dataSource = app.get(DataSource);
+    const repository = app.get(WebhooksRepository);
+    // This instance's own worker would claim the due messages first.
+    await app.get(WebhookDispatcher).onModuleDestroy();
+    const now = Date.now();
+    await dataSource.query(
+      `INSERT INTO webhooks (id, url, events, secret, created_at)
+        VALUES ('w', 'http://192.0.2.1/', 'rating.created', 'whsec_x', '2026-01-01 00:00:00')`,
+    );
+    const insert = async (eventId: string, nextAttemptAt: number, leasedBy: string | null) => {
+      const leaseUntil = leasedBy ? now + 60_000 : 0;
+      await dataSource.query(
+        `INSERT INTO webhook_messages (event_id, webhook_id, event_type, user_id, body, state, attempts,
+            next_attempt_at, lease_until, leased_by, created_at)
+          VALUES (?, 'w', 'rating.created', 1, '{}', 'pending', 0, ?, ?, ?, ?)`,
+        [eventId, leasedBy ? leaseUntil : nextAttemptAt, leaseUntil, leasedBy, now],
+      );
+      const [row] = await dataSource.query<{ id: number }[]>(
+        'SELECT id FROM webhook_messages WHERE event_id = ?',
+        [eventId],
+      );
+      return Number(row.id);
+    };
+    const done = await insert('msg_done', 0, 'instance-a');
+    await insert('msg_running_elsewhere', 0, 'instance-b');
+    await insert('msg_due_first', now - 2_000, null);
+    await insert('msg_due_second', now - 1_000, null);
+    await insert('msg_due_third', now - 500, null);
+    await insert('msg_not_due', now + 60_000, null);
+    const claimed = await repository.recordAttempts(
+      [
+        {
+          webhookId: 'w',
+          message: {
+            id: done,
+            eventId: 'msg_done',
+            eventType: 'rating.created',
+            body: '{}',
+            attempts: 0,
+          },
+          attempt: {
+            eventId: 'msg_done',
+            eventType: 'rating.created',
+            attemptedAt: now,
+            status: 204,
+            error: null,
+            outcome: 'delivered',
+          },
+          nextAttemptAt: null,
+        },
+      ],
+      'instance-a',
+      now,
+      // Room for 3, one of them taken by instance B's running attempt.
+      { max: 3, leaseUntil: now + 30_000 },
+    );
+    expect(claimed.map((work) => work.webhook.id)).toEqual(['w']);
+    expect(claimed[0].messages.map((message) => message.eventId)).toEqual([
+      'msg_due_first',
+      'msg_due_second',
+    ]);
+    const messages = await dataSource.query<
+      { event_id: string; state: string; leased_by: string | null; lease_until: number | string }[]
+    >('SELECT event_id, state, leased_by, lease_until FROM webhook_messages ORDER BY id');
+    expect(
+      messages.map((row) => [row.event_id, row.state, row.leased_by, Number(row.lease_until)]),
+    ).toEqual([
+      ['msg_done', 'delivered', null, 0],
+      ['msg_running_elsewhere', 'pending', 'instance-b', now + 60_000],
+      ['msg_due_first', 'pending', 'instance-a', now + 30_000],
+      ['msg_due_second', 'pending', 'instance-a', now + 30_000],
+      ['msg_due_third', 'pending', null, 0],
+      ['msg_not_due', 'pending', null, 0],
+    ]);
     await resetDatabase(app);
   });
 });

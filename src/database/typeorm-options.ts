@@ -16,6 +16,7 @@ import { PublicVersions1800000800000 } from './migrations/1800000800000-public-v
 import { AbuseRecords1800000900000 } from './migrations/1800000900000-abuse-records';
 import { WebhookMessageIndexes1800001000000 } from './migrations/1800001000000-webhook-message-indexes';
 import { WebhookMessageLeanIndexes1800001100000 } from './migrations/1800001100000-webhook-message-lean-indexes';
+import { WebhookPlainRowids1800001200000 } from './migrations/1800001200000-webhook-plain-rowids';
 
 export const MIGRATIONS = [
   InitialSchema1763830000000,
@@ -32,6 +33,7 @@ export const MIGRATIONS = [
   AbuseRecords1800000900000,
   WebhookMessageIndexes1800001000000,
   WebhookMessageLeanIndexes1800001100000,
+  WebhookPlainRowids1800001200000,
 ];
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type

@@ -128,7 +128,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
           now,
           MAX_ATTEMPTS_IN_FLIGHT,
           this.owner,
-          now + this.sender.attemptTimeoutMs + LEASE_MARGIN_MS,
+          this.leaseEnd(now),
         );
         for (const message of work?.messages ?? []) this.start(work!.webhook, message);
       }
@@ -140,8 +140,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   /**
    * Attempts that end while a recording runs are recorded together by the next one (a group
    * commit): one write transaction for a batch of attempts, not one each, so that deliveries take
-   * the database from API writes as little as they can. An attempt delivered but not yet recorded
-   * when the process dies is sent again once its lease runs out (at least once, contract §15).
+   * the database from API writes as little as they can. Once half the room is free, that
+   * transaction also claims the webhooks' next messages, instead of a claim of its own. An attempt
+   * delivered but not yet recorded when the process dies is sent again once its lease runs out
+   * (at least once, contract §15).
    */
   private record(finished: FinishedAttempt): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -164,17 +166,28 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       // Let the attempts that end in this turn of the event loop join the batch.
       await new Promise((resolve) => setImmediate(resolve));
       const batch = this.unrecorded.splice(0, RECORD_BATCH);
+      const now = Date.now();
       try {
-        await this.repository.recordAttempts(
+        const claimed = await this.repository.recordAttempts(
           batch.map((pending) => pending.finished),
           this.owner,
-          Date.now(),
+          now,
+          this.stop.signal.aborted || this.running.size - batch.length > MAX_ATTEMPTS_IN_FLIGHT / 2
+            ? null
+            : { max: MAX_ATTEMPTS_IN_FLIGHT, leaseUntil: this.leaseEnd(now) },
         );
+        for (const work of claimed) {
+          for (const message of work.messages) this.start(work.webhook, message);
+        }
         for (const pending of batch) pending.resolve();
       } catch (error) {
         for (const pending of batch) pending.reject(error);
       }
     }
+  }
+
+  private leaseEnd(now: number): number {
+    return now + this.sender.attemptTimeoutMs + LEASE_MARGIN_MS;
   }
 
   private start(webhook: ClaimedWork['webhook'], message: OutboxMessage): void {

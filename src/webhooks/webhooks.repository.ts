@@ -20,6 +20,13 @@ export interface ClaimedWork {
   messages: OutboxMessage[];
 }
 
+/** How many due messages a claim may lease (`max` minus the webhook's running attempts), to whom. */
+export interface ClaimTerms {
+  max: number;
+  owner: string;
+  leaseUntil: number;
+}
+
 export type AttemptOutcome = 'delivered' | 'retrying' | 'failed';
 
 /** One attempt, as the log keeps it. */
@@ -210,119 +217,152 @@ export class WebhooksRepository {
     owner: string,
     leaseUntil: number,
   ): Promise<ClaimedWork | null> {
-    return runTransaction(this.dataSource, async (em) => {
-      const [row] = await em.query<(ClaimedWork['webhook'] & { in_flight?: number | string })[]>(
-        this.claimSql.webhook,
-        this.claimSql.countsInFlight ? [now, now, webhookId] : [webhookId],
-      );
-      if (!row) {
-        // Deleted (its messages go with it; a write that read it just before may leave some) or
-        // being claimed by another instance right now.
-        const exists = await em.query<unknown[]>('SELECT 1 FROM webhooks WHERE id = ?', [
-          webhookId,
-        ]);
-        if (exists.length === 0) {
-          await em.query('DELETE FROM webhook_messages WHERE webhook_id = ?', [webhookId]);
-        }
-        return null;
+    return runTransaction(this.dataSource, (em) =>
+      this.claimIn(em, webhookId, now, { max, owner, leaseUntil }),
+    );
+  }
+
+  private async claimIn(
+    em: EntityManager,
+    webhookId: string,
+    now: number,
+    { max, owner, leaseUntil }: ClaimTerms,
+  ): Promise<ClaimedWork | null> {
+    const [row] = await em.query<(ClaimedWork['webhook'] & { in_flight?: number | string })[]>(
+      this.claimSql.webhook,
+      this.claimSql.countsInFlight ? [now, now, webhookId] : [webhookId],
+    );
+    if (!row) {
+      // Deleted (its messages go with it; a write that read it just before may leave some) or
+      // being claimed by another instance right now.
+      const exists = await em.query<unknown[]>('SELECT 1 FROM webhooks WHERE id = ?', [webhookId]);
+      if (exists.length === 0) {
+        await em.query('DELETE FROM webhook_messages WHERE webhook_id = ?', [webhookId]);
       }
-      const webhook = { id: row.id, url: row.url, secret: row.secret };
-      const inFlight =
-        row.in_flight ??
-        (await em.query<{ n: number | string }[]>(IN_FLIGHT_SQL, [webhookId, now, now]))[0].n;
-      const room = max - Number(inFlight);
-      if (room <= 0) return { webhook, messages: [] };
-      const rows = await em.query<
-        {
-          id: number;
-          event_id: string;
-          event_type: WebhookEventType;
-          body: string;
-          attempts: number;
-        }[]
-      >(this.claimSql.messages, [webhookId, now, now, room]);
-      if (rows.length === 0) return { webhook, messages: [] };
-      const ids = rows.map((row) => Number(row.id));
-      await em.query(
-        `UPDATE webhook_messages SET lease_until = ?, next_attempt_at = ?, leased_by = ?
-          WHERE id IN (${placeholders(ids.length)})`,
-        [leaseUntil, leaseUntil, owner, ...ids],
-      );
-      return {
-        webhook,
-        messages: rows.map((row) => ({
-          id: Number(row.id),
-          eventId: row.event_id,
-          eventType: row.event_type,
-          body: row.body,
-          attempts: Number(row.attempts),
-        })),
-      };
-    });
+      return null;
+    }
+    const webhook = { id: row.id, url: row.url, secret: row.secret };
+    const inFlight =
+      row.in_flight ??
+      (await em.query<{ n: number | string }[]>(IN_FLIGHT_SQL, [webhookId, now, now]))[0].n;
+    const room = max - Number(inFlight);
+    if (room <= 0) return { webhook, messages: [] };
+    const rows = await em.query<
+      {
+        id: number;
+        event_id: string;
+        event_type: WebhookEventType;
+        body: string;
+        attempts: number;
+      }[]
+    >(this.claimSql.messages, [webhookId, now, now, room]);
+    if (rows.length === 0) return { webhook, messages: [] };
+    const ids = rows.map((row) => Number(row.id));
+    await em.query(
+      `UPDATE webhook_messages SET lease_until = ?, next_attempt_at = ?, leased_by = ?
+        WHERE id IN (${placeholders(ids.length)})`,
+      [leaseUntil, leaseUntil, owner, ...ids],
+    );
+    return {
+      webhook,
+      messages: rows.map((row) => ({
+        id: Number(row.id),
+        eventId: row.event_id,
+        eventType: row.event_type,
+        body: row.body,
+        attempts: Number(row.attempts),
+      })),
+    };
   }
 
   /**
    * Records attempts that ended together, in one transaction: each message is delivered, due
    * again at its `nextAttemptAt`, or failed, and the log gets a line for each. Nothing is recorded
-   * for a message that is gone (its webhook was deleted), nor for one whose lease ran out and
-   * another instance took over: that instance's attempt decides it.
+   * for a message that is gone (its webhook was deleted, its user erased; on SQLite its id may
+   * then come again, hence the event id), nor for one whose lease ran out and another instance
+   * took over: that instance's attempt decides it. With `claimNext`, the same transaction then
+   * claims the next due messages of those webhooks (as `claim` does): one commit, not two.
    */
-  recordAttempts(attempts: FinishedAttempt[], owner: string, now: number): Promise<void> {
+  recordAttempts(
+    attempts: FinishedAttempt[],
+    owner: string,
+    now: number,
+    claimNext: Omit<ClaimTerms, 'owner'> | null,
+  ): Promise<ClaimedWork[]> {
     return runTransaction(this.dataSource, async (em) => {
-      const ids = attempts.map(({ message }) => message.id);
-      const pending = new Set(
-        (await em.query<{ id: number }[]>(this.pendingSql(ids.length), [...ids, owner])).map(
-          (row) => Number(row.id),
-        ),
-      );
-      const logged = attempts.filter(({ message }) => pending.has(message.id));
-      if (logged.length === 0) return;
-      // Delivered and failed messages sharing a count of attempts are finished by one statement.
-      const finished = new Map<
-        string,
-        { outcome: AttemptOutcome; attempts: number; ids: number[] }
-      >();
-      for (const { message, attempt, nextAttemptAt } of logged) {
-        if (attempt.outcome === 'retrying') {
-          await em.query(RETRY_SQL, [message.attempts + 1, nextAttemptAt, message.id]);
-          continue;
-        }
-        const key = `${attempt.outcome}:${message.attempts}`;
-        let group = finished.get(key);
-        if (!group) {
-          group = { outcome: attempt.outcome, attempts: message.attempts + 1, ids: [] };
-          finished.set(key, group);
-        }
-        group.ids.push(message.id);
+      await this.recordIn(em, attempts, owner, now);
+      if (!claimNext) return [];
+      const claimed: ClaimedWork[] = [];
+      for (const webhookId of new Set(attempts.map((finished) => finished.webhookId))) {
+        const work = await this.claimIn(em, webhookId, now, { ...claimNext, owner });
+        if (work && work.messages.length > 0) claimed.push(work);
       }
-      // A finished message is due no more: its next_attempt_at becomes its finishing time, which
-      // orders the finished messages of IDX_webhook_messages_webhook for the purge.
-      for (const group of finished.values()) {
-        await em.query(
-          `UPDATE ${this.claimSql.messagesById} SET state = ?, attempts = ?, lease_until = 0,
-            leased_by = NULL, finished_at = ?, next_attempt_at = ?
-            WHERE id IN (${placeholders(group.ids.length)}) AND state = 'pending'`,
-          [group.outcome, group.attempts, now, now, ...group.ids],
-        );
-      }
-      await em.query(
-        `${INSERT_ATTEMPTS_SQL} ${logged.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
-        logged.flatMap(({ webhookId, attempt }) => [
-          webhookId,
-          attempt.eventId,
-          attempt.eventType,
-          attempt.attemptedAt,
-          attempt.status,
-          attempt.error === null ? null : attempt.error.slice(0, 255),
-          attempt.outcome,
-        ]),
-      );
+      return claimed;
     });
+  }
+
+  private async recordIn(
+    em: EntityManager,
+    attempts: FinishedAttempt[],
+    owner: string,
+    now: number,
+  ): Promise<void> {
+    const ids = attempts.map(({ message }) => message.id);
+    const pending = new Map(
+      (
+        await em.query<{ id: number; event_id: string }[]>(this.pendingSql(ids.length), [
+          ...ids,
+          owner,
+        ])
+      ).map((row) => [Number(row.id), row.event_id]),
+    );
+    const logged = attempts.filter(({ message }) => pending.get(message.id) === message.eventId);
+    if (logged.length === 0) return;
+    // Delivered and failed messages sharing a count of attempts are finished by one statement.
+    const finished = new Map<
+      string,
+      { outcome: AttemptOutcome; attempts: number; ids: number[] }
+    >();
+    for (const { message, attempt, nextAttemptAt } of logged) {
+      if (attempt.outcome === 'retrying') {
+        await em.query(RETRY_SQL, [message.attempts + 1, nextAttemptAt, message.id]);
+        continue;
+      }
+      const key = `${attempt.outcome}:${message.attempts}`;
+      let group = finished.get(key);
+      if (!group) {
+        group = { outcome: attempt.outcome, attempts: message.attempts + 1, ids: [] };
+        finished.set(key, group);
+      }
+      group.ids.push(message.id);
+    }
+    // A finished message is due no more: its next_attempt_at becomes its finishing time, which
+    // orders the finished messages of IDX_webhook_messages_webhook for the purge.
+    for (const group of finished.values()) {
+      await em.query(
+        `UPDATE ${this.claimSql.messagesById} SET state = ?, attempts = ?, lease_until = 0,
+          leased_by = NULL, finished_at = ?, next_attempt_at = ?
+          WHERE id IN (${placeholders(group.ids.length)}) AND state = 'pending'`,
+        [group.outcome, group.attempts, now, now, ...group.ids],
+      );
+    }
+    await em.query(
+      `${INSERT_ATTEMPTS_SQL} ${logged.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+      logged.flatMap(({ webhookId, attempt }) => [
+        webhookId,
+        attempt.eventId,
+        attempt.eventType,
+        attempt.attemptedAt,
+        attempt.status,
+        attempt.error === null ? null : attempt.error.slice(0, 255),
+        attempt.outcome,
+      ]),
+    );
   }
 
   /** The messages among `count` ids still pending, locked on MySQL/MariaDB until the commit. */
   private pendingSql(count: number): string {
-    return `SELECT id FROM ${this.claimSql.messagesById} WHERE id IN (${placeholders(count)})
+    return `SELECT id, event_id FROM ${this.claimSql.messagesById} WHERE id IN (${placeholders(count)})
       AND state = 'pending' AND leased_by = ?${this.claimSql.lock}`;
   }
 
