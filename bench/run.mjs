@@ -292,17 +292,52 @@ async function main() {
     );
   }
 
-  /** @type {{ received: () => Promise<number> }} */
-  const deliveries = { received: () => Promise.resolve(0) };
-  let subscribed = false;
-  const subscribeWebhook = async () => {
-    const receiver = await startWebhookReceiver(join(tmpDir, 'webhook-receiver.log'));
-    cleanups.push(() => receiver.close());
-    deliveries.received = receiver.received;
-    subscribed = true;
-    await cli('webhooks', 'create', '--url', `http://127.0.0.1:${receiver.port}/bench-hook`);
+  /**
+   * put-update-webhook's one webhook, subscribed for its rounds only: created before each of
+   * them, deleted before each round of put-update once the server has delivered what is left.
+   */
+  const webhook = {
+    /** @type {Awaited<ReturnType<typeof startWebhookReceiver>> | null} */
+    receiver: null,
+    /** @type {string | null} */
+    id: null,
+    /** Events delivered after the rounds that queued them, and the server CPU seconds it took. */
+    drained: { events: 0, cpuSeconds: 0 },
+    /** Events delivered during the measured phases, and the PUTs of those phases. */
+    inPhase: { events: 0, puts: 0 },
+    async subscribe() {
+      if (this.id) return;
+      if (!this.receiver) {
+        this.receiver = await startWebhookReceiver(join(tmpDir, 'webhook-receiver.log'));
+        const { close } = this.receiver;
+        cleanups.push(() => close());
+      }
+      const created = await cli(
+        'webhooks',
+        'create',
+        '--url',
+        `http://127.0.0.1:${this.receiver.port}/bench-hook`,
+      );
+      const parsed = /** @type {unknown} */ (JSON.parse(created));
+      this.id = /** @type {{ id: string }} */ (parsed).id;
+    },
+    /** Waits until the server has delivered what the last round queued, and counts its cost. */
+    async drain() {
+      if (!this.id || !this.receiver) return;
+      const before = await this.receiver.received();
+      const window = await serverSampler.window();
+      await serverSampler.waitIdle();
+      this.drained.cpuSeconds += (await window.end()).cpuSeconds;
+      this.drained.events += (await this.receiver.received()) - before;
+    },
+    async unsubscribe() {
+      if (!this.id) return;
+      await this.drain();
+      await cli('webhooks', 'delete', this.id);
+      this.id = null;
+    },
   };
-  const scenarios = buildScenarios(tokens, getOnePath, sync, subscribeWebhook);
+  const scenarios = buildScenarios(tokens, getOnePath, sync, () => webhook.subscribe());
   const selected = scenarios.filter(
     (s) => s.target === 'baseline' || !settings.only || settings.only.has(s.name),
   );
@@ -324,16 +359,93 @@ async function main() {
     });
     return { ...started, url };
   };
-  const pairedNames = new Set(['get-one-fresh', 'get-one-logs']);
-  const paired = selected.filter((s) => pairedNames.has(s.name));
+  /**
+   * The pairs measured in alternation, at the place of the first of the two: GET one with
+   * metrics and logs off and on, each on a server of its own; PUT update without and with a
+   * webhook, on the main server.
+   * @type {{ names: string[], sides: () => Promise<PairSide[]>, done?: (sides: PairSide[]) => Promise<void> }[]}
+   */
+  const pairs = [
+    {
+      names: ['get-one-fresh', 'get-one-logs'],
+      sides: () =>
+        Promise.all(
+          /** @type {const} */ (['api-fresh', 'api-logs']).map((target) =>
+            startObservedServer(target),
+          ),
+        ),
+      done: async (sides) => {
+        for (const side of sides) {
+          await stopChild(side.child.child);
+          side.sampler.stop();
+        }
+      },
+    },
+    {
+      names: ['put-update', 'put-update-webhook'],
+      sides: async () => [
+        {
+          child: server,
+          sampler: serverSampler,
+          db: dbSampler,
+          url: baseUrl,
+          enter: () => webhook.unsubscribe(),
+        },
+        {
+          child: server,
+          sampler: serverSampler,
+          db: dbSampler,
+          url: baseUrl,
+          enter: async () => {
+            await webhook.drain();
+            await webhook.subscribe();
+          },
+          phase: {
+            before: async () => {
+              webhook.inPhase.events -= (await webhook.receiver?.received()) ?? 0;
+            },
+            after: async () => {
+              webhook.inPhase.events += (await webhook.receiver?.received()) ?? 0;
+            },
+          },
+          leave: async (row) => {
+            webhook.inPhase.puts += row.requestsTotal;
+          },
+        },
+      ],
+      done: () => webhook.unsubscribe(),
+    },
+  ];
   for (const scenario of selected) {
     const isBaseline = scenario.target === 'baseline';
-    if (paired.length === 2 && pairedNames.has(scenario.name)) {
-      if (scenario === paired[0]) {
-        for (const row of await measurePair(paired, startObservedServer)) {
-          rows.push(row);
+    const pair = pairs.find((p) => p.names.includes(scenario.name));
+    const pairScenarios = pair ? selected.filter((s) => pair.names.includes(s.name)) : [];
+    if (pair && pairScenarios.length === 2) {
+      if (scenario === pairScenarios[0]) {
+        const sides = await pair.sides();
+        try {
+          for (const row of await measurePair(pairScenarios, sides, (measured, round) =>
+            settings.cpuProf && round === 0
+              ? profileHooks(
+                  sides[pairScenarios.indexOf(measured)].child.child,
+                  profileDir,
+                  measured.name,
+                )
+              : undefined,
+          )) {
+            rows.push(row);
+            say(
+              `  ${row.scenario.padEnd(18)} ${row.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${row.latencyMs.p50} ms  p99 ${row.latencyMs.p99} ms  (median of ${PAIR_ROUNDS} rounds, alternated: ${row.rounds.map((r) => r.toFixed(0)).join(', ')} req/s)`,
+            );
+          }
+        } finally {
+          await pair.done?.(sides);
+        }
+        if (pair.names.includes('put-update-webhook')) {
+          // Whether delivery kept up with the writes, and what the rest cost once they stopped.
+          const { inPhase, drained } = webhook;
           say(
-            `  ${row.scenario.padEnd(18)} ${row.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${row.latencyMs.p50} ms  p99 ${row.latencyMs.p99} ms  (median of ${PAIR_ROUNDS} rounds, alternated: ${row.rounds.map((r) => r.toFixed(0)).join(', ')} req/s)`,
+            `    webhook: ${inPhase.events} events delivered during the measured phases of put-update-webhook, which made ${inPhase.puts} PUTs; the other ${drained.events} delivered after each round, at ${drained.events ? ((drained.cpuSeconds * 1000) / drained.events).toFixed(3) : '-'} ms of server CPU each`,
           );
         }
       }
@@ -373,18 +485,12 @@ async function main() {
         `    ${row.alongside.scenario} alongside, one at a time: ${row.alongside.requests} requests, p50 ${row.alongside.p50} ms, p99 ${row.alongside.p99} ms`,
       );
     }
-    if (subscribed && scenario.name === 'put-update-webhook') {
-      // Whether delivery kept up with the writes, rather than leaving a queue behind.
-      say(
-        `    webhook deliveries received by its end: ${await deliveries.received()} (its measured phase alone made ${row.requestsTotal} PUTs)`,
-      );
-    }
+    await webhook.unsubscribe();
     if (logs) {
       await stopChild(logs.child.child);
       logs.sampler.stop();
     }
   }
-  if (subscribed) say(`webhook deliveries received: ${await deliveries.received()}`);
   await stopChild(baseline.child);
 
   // Latency of a single request on an idle server: the service time, without the queue.
@@ -611,7 +717,7 @@ const PUBLIC_LIST_10K_PATH = `/v1/users/${LIST_USERS.find((u) => u.key === HALF_
  * @param {Record<string, string>} tokens
  * @param {string} getOnePath
  * @param {{ cursor: string, etag: string, publicEtag: string }} sync
- * @param {() => Promise<void>} subscribeWebhook
+ * @param {() => Promise<void>} subscribeWebhook put-update-webhook measured alone (`--only`)
  * @returns {import('./lib/load.mjs').Scenario[]}
  */
 function buildScenarios(tokens, getOnePath, sync, subscribeWebhook) {
@@ -752,11 +858,11 @@ function buildScenarios(tokens, getOnePath, sync, subscribeWebhook) {
       headers: apiHeaders(tokens.writer, true),
       body: PUT_BODY,
     },
-    createDelete,
     {
-      // After every other write: the webhook receives every user's events from its creation on.
+      // Measured in alternation with put-update: the webhook is subscribed for its rounds only.
       name: 'put-update-webhook',
-      description: 'put-update with one webhook subscribed (a local receiver answering 204)',
+      description:
+        'put-update with one webhook subscribed (a local receiver answering 204), in alternation with put-update',
       target: 'api',
       method: 'PUT',
       path: '/v1/my/anime/1/ratings',
@@ -764,6 +870,7 @@ function buildScenarios(tokens, getOnePath, sync, subscribeWebhook) {
       body: PUT_BODY,
       prepare: subscribeWebhook,
     },
+    createDelete,
     get('profile-10', 'GET /v1/my/profile, 10 entries', '/v1/my/profile', tokens['10']),
     get('profile-1k', 'GET /v1/my/profile, 1,000 entries', '/v1/my/profile', tokens['1k']),
     get('profile-10k', 'GET /v1/my/profile, 10,000 entries', '/v1/my/profile', tokens['10k']),
@@ -831,44 +938,61 @@ try {
 process.exit(exitCode);
 
 /**
- * GET one with metrics and access logs off and on, each on a fresh server of its own, measured in
- * alternation (off, on, on, off, off, on, …) and reported as each side's median round: the
- * machine's speed drifts within a run (the two baselines of one run differ by up to 2×), and two
- * phases measured one after the other measured that drift as much as the logging.
- * @param {import('./lib/load.mjs').Scenario[]} pair
- * @param {(target: 'api-fresh' | 'api-logs') => Promise<{ child: ReturnType<typeof startChild>, sampler: ProcSampler, url: string }>} start
+ * @typedef {{
+ *   child: ReturnType<typeof startChild>,
+ *   sampler: ProcSampler,
+ *   db?: ProcSampler | null,
+ *   url: string,
+ *   enter?: () => Promise<unknown>,
+ *   phase?: { before: () => Promise<void>, after: () => Promise<void> },
+ *   leave?: (row: Awaited<ReturnType<typeof measure>>) => Promise<void>,
+ * }} PairSide
  */
-async function measurePair(pair, start) {
-  const servers = [];
-  for (const scenario of pair) {
-    servers.push(await start(/** @type {'api-fresh' | 'api-logs'} */ (scenario.target)));
-  }
+
+/**
+ * The two scenarios of a pair measured in alternation (A B, B A, A B, …) and reported as each
+ * side's median round: the machine's speed drifts within a run (the two baselines of one run
+ * differ by up to 2×), and two phases measured minutes apart measured that drift as much as what
+ * they compare. `enter` sets a side up before each of its rounds, `phase` runs at the start and
+ * end of its measured phase, `leave` looks at its result.
+ * @param {import('./lib/load.mjs').Scenario[]} pair
+ * @param {PairSide[]} sides
+ * @param {(scenario: import('./lib/load.mjs').Scenario, round: number) => import('./lib/load.mjs').Samplers['hooks']} hooksFor
+ */
+async function measurePair(pair, sides, hooksFor) {
   /** @type {Awaited<ReturnType<typeof measure>>[][]} */
   const rounds = pair.map(() => []);
-  try {
-    for (let round = 0; round < PAIR_ROUNDS; round++) {
-      // Off then on, then on then off: whichever side went first in a round goes second in the
-      // next, so a drift of the machine's speed within the round weighs on both alike.
-      const order = round % 2 === 0 ? [...pair.keys()] : [...pair.keys()].reverse();
-      for (const i of order) {
-        if (!servers[i].child.isAlive()) {
-          throw new Error(`${servers[i].child.name} is not running any more`);
-        }
-        rounds[i].push(
-          await measure(pair[i], {
-            baseUrl: servers[i].url,
-            connections: settings.connections,
-            duration: settings.duration,
-            warmup: round === 0 ? settings.warmup : 0,
-            samplers: { server: servers[i].sampler, db: null },
-          }),
-        );
-      }
-    }
-  } finally {
-    for (const server of servers) {
-      await stopChild(server.child.child);
-      server.sampler.stop();
+  for (let round = 0; round < PAIR_ROUNDS; round++) {
+    // Whichever side went first in a round goes second in the next, so a drift of the machine's
+    // speed within the round weighs on both alike.
+    const order = round % 2 === 0 ? [...pair.keys()] : [...pair.keys()].reverse();
+    for (const i of order) {
+      const side = sides[i];
+      if (!side.child.isAlive()) throw new Error(`${side.child.name} is not running any more`);
+      await side.enter?.();
+      const profile = hooksFor(pair[i], round);
+      const row = await measure(pair[i], {
+        baseUrl: side.url,
+        connections: settings.connections,
+        duration: settings.duration,
+        warmup: round === 0 ? settings.warmup : 0,
+        samplers: {
+          server: side.sampler,
+          db: side.db ?? null,
+          hooks: {
+            before: async () => {
+              await side.phase?.before();
+              await profile?.before?.();
+            },
+            after: async () => {
+              await profile?.after?.();
+              await side.phase?.after();
+            },
+          },
+        },
+      });
+      await side.leave?.(row);
+      rounds[i].push(row);
     }
   }
   return rounds.map((measured) => {
