@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import { BelongsTo, DateTimeColumn } from '../database/columns';
+import { BelongsTo, CreatedAtColumn, DateTimeColumn } from '../database/columns';
 import { User } from '../users/user.entity';
 
 /**
@@ -22,7 +22,7 @@ export class ExternalIdentity {
   userId: number;
   user?: User;
 
-  @DateTimeColumn('created_at')
+  @CreatedAtColumn()
   createdAt: Date;
 
   /** Set by `tokens revoke --user`: JWTs issued (`iat`) before it are refused. */

@@ -1,5 +1,5 @@
 import { Column, Index, PrimaryGeneratedColumn } from 'typeorm';
-import { DateTimeColumn } from '../database/columns';
+import { CreatedAtColumn, DateTimeColumn } from '../database/columns';
 
 /**
  * The SHA-256 of a credential's secret, hex, in the column `name`: a presented secret finds its row
@@ -25,7 +25,7 @@ export abstract class IssuedCredential {
   @Column({ type: 'varchar', length: 255 })
   scopes: string;
 
-  @DateTimeColumn('created_at')
+  @CreatedAtColumn()
   createdAt: Date;
 
   @DateTimeColumn('expires_at')

@@ -5,6 +5,11 @@ export function DateTimeColumn(name: string, options: { nullable?: true } = {}):
   return Column({ name, type: 'datetime', ...options });
 }
 
+/** When the row was inserted: the inserting code sets it, the column has no default. */
+export function CreatedAtColumn(): PropertyDecorator {
+  return DateTimeColumn('created_at');
+}
+
 /** Unix milliseconds: bigint comes back as a string from mysql2. */
 const MILLISECONDS = {
   to: (value: number) => value,

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import { DateTimeColumn } from '../database/columns';
+import { CreatedAtColumn } from '../database/columns';
 
 @Entity('users')
 @Index('UQ_users_name', ['name'], { unique: true })
@@ -10,7 +10,7 @@ export class User {
   @Column({ type: 'varchar', length: 64 })
   name: string;
 
-  @DateTimeColumn('created_at')
+  @CreatedAtColumn()
   createdAt: Date;
 
   /** Bumped by every change to the user's list and by catalog imports (see UsersService). */

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { DateTimeColumn } from '../database/columns';
+import { CreatedAtColumn } from '../database/columns';
 
 /** A receiver of rating events, managed with the `webhooks` CLI (contract §15). */
 @Entity('webhooks')
@@ -18,6 +18,6 @@ export class Webhook {
   @Column({ type: 'varchar', length: 64 })
   secret: string;
 
-  @DateTimeColumn('created_at')
+  @CreatedAtColumn()
   createdAt: Date;
 }

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import { DateTimeColumn } from '../../database/columns';
+import { CreatedAtColumn } from '../../database/columns';
 
 /** An application registered with `clients create`. */
 @Entity('oauth_clients')
@@ -23,6 +23,6 @@ export class OAuthClient {
   @Column({ name: 'redirect_uris', type: 'simple-json' })
   redirectUris: string[];
 
-  @DateTimeColumn('created_at')
+  @CreatedAtColumn()
   createdAt: Date;
 }
