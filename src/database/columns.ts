@@ -5,6 +5,14 @@ export function DateTimeColumn(name: string, options: { nullable?: true } = {}):
   return Column({ name, type: 'datetime', ...options });
 }
 
+/** Text of at most `length` characters. */
+export function VarcharColumn(
+  length: number,
+  options: { name?: string; nullable?: true; select?: false } = {},
+): PropertyDecorator {
+  return Column({ ...options, type: 'varchar', length });
+}
+
 /** When the row was inserted: the inserting code sets it, the column has no default. */
 export function CreatedAtColumn(): PropertyDecorator {
   return DateTimeColumn('created_at');
