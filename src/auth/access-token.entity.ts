@@ -1,5 +1,5 @@
 import { Column, Entity, Index } from 'typeorm';
-import { BelongsTo, DateTimeColumn, VarcharColumn } from '../database/columns';
+import { BelongsTo, RevokedAtColumn, VarcharColumn } from '../database/columns';
 import { User } from '../users/user.entity';
 import { IssuedCredential, SecretHashColumn } from './issued-credential';
 
@@ -24,6 +24,6 @@ export class AccessToken extends IssuedCredential {
   @Column({ name: 'grant_id', type: 'int', nullable: true })
   grantId: number | null;
 
-  @DateTimeColumn('revoked_at', { nullable: true })
+  @RevokedAtColumn()
   revokedAt: Date | null;
 }

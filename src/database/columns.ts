@@ -24,6 +24,11 @@ const MILLISECONDS = {
   from: (value: string | number) => Number(value),
 };
 
+/** When the row (a credential, a grant) was revoked; null while it holds. */
+export function RevokedAtColumn(): PropertyDecorator {
+  return DateTimeColumn('revoked_at', { nullable: true });
+}
+
 /**
  * A point in time as Unix milliseconds, for rows compared with counters' clocks; with `index`, the
  * column is indexed under that name (rows looked up or pruned by their time).

@@ -1,5 +1,5 @@
 import { Entity, PrimaryGeneratedColumn } from 'typeorm';
-import { BelongsTo, CreatedAtColumn, DateTimeColumn } from '../../database/columns';
+import { BelongsTo, CreatedAtColumn, RevokedAtColumn } from '../../database/columns';
 import { User } from '../../users/user.entity';
 import { OAuthClient } from './oauth-client.entity';
 
@@ -24,6 +24,6 @@ export class OAuthGrant {
   @CreatedAtColumn()
   createdAt: Date;
 
-  @DateTimeColumn('revoked_at', { nullable: true })
+  @RevokedAtColumn()
   revokedAt: Date | null;
 }
