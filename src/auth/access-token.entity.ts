@@ -1,5 +1,5 @@
 import { Column, Entity, Index } from 'typeorm';
-import { BelongsTo, DateTimeColumn } from '../database/columns';
+import { BelongsTo, RevokedAtColumn, VarcharColumn } from '../database/columns';
 import { User } from '../users/user.entity';
 import { IssuedCredential, SecretHashColumn } from './issued-credential';
 
@@ -14,7 +14,7 @@ export class AccessToken extends IssuedCredential {
   user?: User;
 
   /** The OAuth client the token was issued to; null for tokens from `tokens issue`. */
-  @Column({ name: 'client_id', type: 'varchar', length: 64, nullable: true })
+  @VarcharColumn(64, { name: 'client_id', nullable: true })
   clientId: string | null;
 
   /**
@@ -24,6 +24,6 @@ export class AccessToken extends IssuedCredential {
   @Column({ name: 'grant_id', type: 'int', nullable: true })
   grantId: number | null;
 
-  @DateTimeColumn('revoked_at', { nullable: true })
+  @RevokedAtColumn()
   revokedAt: Date | null;
 }

@@ -1,5 +1,5 @@
-import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import { BelongsTo, DateTimeColumn } from '../database/columns';
+import { Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { BelongsTo, CreatedAtColumn, DateTimeColumn, VarcharColumn } from '../database/columns';
 import { User } from '../users/user.entity';
 
 /**
@@ -12,17 +12,17 @@ export class ExternalIdentity {
   @PrimaryGeneratedColumn()
   id: number;
 
-  @Column({ type: 'varchar', length: 255 })
+  @VarcharColumn(255)
   issuer: string;
 
-  @Column({ type: 'varchar', length: 255 })
+  @VarcharColumn(255)
   subject: string;
 
   @BelongsTo(() => User, 'user_id', 'user', 'IDX_external_identities_user')
   userId: number;
   user?: User;
 
-  @DateTimeColumn('created_at')
+  @CreatedAtColumn()
   createdAt: Date;
 
   /** Set by `tokens revoke --user`: JWTs issued (`iat`) before it are refused. */

@@ -1,5 +1,5 @@
-import { Column, Index, PrimaryGeneratedColumn } from 'typeorm';
-import { DateTimeColumn } from '../database/columns';
+import { Index, PrimaryGeneratedColumn } from 'typeorm';
+import { CreatedAtColumn, DateTimeColumn, VarcharColumn } from '../database/columns';
 
 /**
  * The SHA-256 of a credential's secret, hex, in the column `name`: a presented secret finds its row
@@ -7,7 +7,7 @@ import { DateTimeColumn } from '../database/columns';
  */
 export function SecretHashColumn(name: string, index: string): PropertyDecorator {
   return (target, property) => {
-    Column({ name, type: 'varchar', length: 64 })(target, property);
+    VarcharColumn(64, { name })(target, property);
     Index(index, { unique: true })(target, property);
   };
 }
@@ -22,10 +22,10 @@ export abstract class IssuedCredential {
   id: number;
 
   /** Space-separated scope names, as in OAuth 2.0. */
-  @Column({ type: 'varchar', length: 255 })
+  @VarcharColumn(255)
   scopes: string;
 
-  @DateTimeColumn('created_at')
+  @CreatedAtColumn()
   createdAt: Date;
 
   @DateTimeColumn('expires_at')

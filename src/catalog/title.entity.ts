@@ -1,4 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { VarcharColumn } from '../database/columns';
 import type { MediaType } from '../common/media-type';
 
 /** One anime or manga title. Anime and manga have separate id spaces (contract §1). */
@@ -14,7 +15,7 @@ export class Title {
   @Column({ name: 'external_id', type: 'int', nullable: true })
   externalId: number | null;
 
-  @Column({ type: 'varchar', length: 500 })
+  @VarcharColumn(500)
   title: string;
 
   @Column({ type: 'int', nullable: true })

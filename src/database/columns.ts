@@ -5,11 +5,29 @@ export function DateTimeColumn(name: string, options: { nullable?: true } = {}):
   return Column({ name, type: 'datetime', ...options });
 }
 
+/** Text of at most `length` characters. */
+export function VarcharColumn(
+  length: number,
+  options: { name?: string; nullable?: true; select?: false } = {},
+): PropertyDecorator {
+  return Column({ ...options, type: 'varchar', length });
+}
+
+/** When the row was inserted: the inserting code sets it, the column has no default. */
+export function CreatedAtColumn(): PropertyDecorator {
+  return DateTimeColumn('created_at');
+}
+
 /** Unix milliseconds: bigint comes back as a string from mysql2. */
 const MILLISECONDS = {
   to: (value: number) => value,
   from: (value: string | number) => Number(value),
 };
+
+/** When the row (a credential, a grant) was revoked; null while it holds. */
+export function RevokedAtColumn(): PropertyDecorator {
+  return DateTimeColumn('revoked_at', { nullable: true });
+}
 
 /**
  * A point in time as Unix milliseconds, for rows compared with counters' clocks; with `index`, the

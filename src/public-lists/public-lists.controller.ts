@@ -9,7 +9,7 @@ import { ConditionalRead } from '../conditional-reads/conditional-read.decorator
 import { VersionedReads } from '../conditional-reads/versioned-reads';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
 import { ListOptionsDocs } from '../ratings/list-options.docs';
-import { nextPageQuery, parseListOptions } from '../ratings/list-options';
+import { parseListOptions, withNextPageLink } from '../ratings/list-options';
 import { DESCRIPTOR_LIST } from '../ratings/media-types';
 import { RatingsService } from '../ratings/ratings.service';
 import { UsersService } from '../users/users.service';
@@ -70,19 +70,9 @@ function publicListControllerFor<M extends MediaType>(
         },
         async () => [owner.createdAt, await this.ratings.publicVersion(owner.id, mediaType)],
         async () => {
-          const { entries, hasMore } = await this.ratings.getPublicListed(
-            owner.id,
-            mediaType,
-            options,
-          );
-          if (hasMore) {
-            const path = `/v1/users/${encodeURIComponent(name)}/${mediaType}/ratings`;
-            const next = `${path}?${nextPageQuery(options, entries[entries.length - 1].id)}`;
-            void reply.header('Link', `<${next}>; rel="next"`);
-          } else {
-            reply.removeHeader('Link');
-          }
-          return entries;
+          const page = await this.ratings.getListed('public', owner.id, mediaType, options);
+          const path = `/v1/users/${encodeURIComponent(name)}/${mediaType}/ratings`;
+          return withNextPageLink(reply, path, options, page);
         },
       );
     }

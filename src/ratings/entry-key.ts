@@ -1,4 +1,5 @@
 import { Column, PrimaryGeneratedColumn } from 'typeorm';
+import { VarcharColumn } from '../database/columns';
 import type { MediaType } from '../common/media-type';
 
 /**
@@ -13,7 +14,7 @@ export abstract class EntryKey {
   @Column({ name: 'user_id', type: 'int' })
   userId: number;
 
-  @Column({ name: 'media_type', type: 'varchar', length: 5 })
+  @VarcharColumn(5, { name: 'media_type' })
   mediaType: MediaType;
 
   @Column({ name: 'title_id', type: 'int' })

@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import { FieldError, ProblemException, PROBLEMS } from '../common/problem';
 import { RATING_STATUSES, RatingStatus } from './rating-entry.entity';
 
@@ -7,6 +8,12 @@ export interface ListOptions {
   statuses: RatingStatus[] | null;
   limit: number | null;
   after: number | null;
+}
+
+/** A page of a list read with ListOptions; `hasMore` when entries remain after it. */
+export interface ListPage<Entry> {
+  entries: Entry[];
+  hasMore: boolean;
 }
 
 const MAX_LIMIT = 1000;
@@ -66,4 +73,23 @@ export function nextPageQuery(options: ListOptions, lastId: number): string {
   if (options.statuses) parts.push(`status=${options.statuses.join(',')}`);
   parts.push(`limit=${options.limit}`, `after=${lastId}`);
   return parts.join('&');
+}
+
+/**
+ * The entries of `page`, after giving the reply the next page's `Link: <path?query>; rel="next"`
+ * while entries remain, or removing it on the last page.
+ */
+export function withNextPageLink<Entry extends { id: number }>(
+  reply: FastifyReply,
+  path: string,
+  options: ListOptions,
+  { entries, hasMore }: ListPage<Entry>,
+): Entry[] {
+  if (hasMore) {
+    const next = `${path}?${nextPageQuery(options, entries[entries.length - 1].id)}`;
+    void reply.header('Link', `<${next}>; rel="next"`);
+  } else {
+    reply.removeHeader('Link');
+  }
+  return entries;
 }

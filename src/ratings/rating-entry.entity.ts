@@ -1,5 +1,5 @@
 import { Column, Entity, Index } from 'typeorm';
-import { DateTimeColumn } from '../database/columns';
+import { CreatedAtColumn, DateTimeColumn } from '../database/columns';
 import { ENTRY_COLUMNS, entryColumnOptions } from './entry-columns';
 import { EntryKey } from './entry-key';
 
@@ -46,7 +46,7 @@ for (const entry of ENTRY_COLUMNS) {
 @Index('UQ_rating_entries_user_title', ['userId', 'mediaType', 'titleId'], { unique: true })
 @Index('IDX_rating_entries_user_revision', ['userId', 'mediaType', 'revision'])
 export class RatingEntry extends EntryFieldColumns {
-  @DateTimeColumn('created_at')
+  @CreatedAtColumn()
   createdAt: Date;
 
   @DateTimeColumn('updated_at')

@@ -24,7 +24,7 @@ import { RateLimited } from '../rate-limit/rate-limited.decorator';
 import { ListOptionsDocs } from './list-options.docs';
 import type { PutRatingDto } from './dto/put-rating.dto';
 import { SuccessView } from './dto/rating-view.dto';
-import { nextPageQuery, parseListOptions } from './list-options';
+import { parseListOptions, withNextPageLink } from './list-options';
 import { RatingRequestGuard } from './rating-request.guard';
 import { DESCRIPTOR_LIST, type MediaTypeDescriptor } from './media-types';
 import { otherMediaFieldExplainer } from './rating-fields';
@@ -150,14 +150,8 @@ function ratingsControllerFor<M extends MediaType>(descriptor: MediaTypeDescript
         },
         version,
         async () => {
-          const { entries, hasMore } = await this.ratings.getListed(user.id, mediaType, options);
-          if (hasMore) {
-            const next = `/v1/my/${mediaType}/ratings?${nextPageQuery(options, entries[entries.length - 1].id)}`;
-            void reply.header('Link', `<${next}>; rel="next"`);
-          } else {
-            reply.removeHeader('Link');
-          }
-          return entries;
+          const page = await this.ratings.getListed('own', user.id, mediaType, options);
+          return withNextPageLink(reply, `/v1/my/${mediaType}/ratings`, options, page);
         },
       );
     }

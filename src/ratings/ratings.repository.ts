@@ -16,10 +16,16 @@ import {
   type RowValues,
 } from './entry-mapping';
 import { entryStatements } from './entry-statements';
-import { byMediaType, type PublicRatingViewOf, type RatingViewOf } from './media-types';
+import {
+  byMediaType,
+  type EntryView,
+  type EntryViewOf,
+  type PublicRatingViewOf,
+  type RatingViewOf,
+} from './media-types';
 import type { ListTotals } from './media-types/statistics';
 import { RatingEntry, type RatingStatus } from './rating-entry.entity';
-import type { ListOptions } from './list-options';
+import type { ListOptions, ListPage } from './list-options';
 import { PUBLIC_ENTRY_CONDITION, PUBLIC_VIEW_HIDDEN_FIELDS } from './public-view.policy';
 
 export type { RatingViewOf } from './media-types';
@@ -162,27 +168,19 @@ export class RatingsRepository {
   }
 
   /**
-   * The entries of GET all narrowed by its options (contract §11); `hasMore` tells whether
-   * entries remain after a limited page.
+   * The entries of GET all narrowed by its options (contract §11), in `view`: `public` reads the
+   * visible entries only (public-view.policy).
    */
-  async listedEntries<M extends MediaType>(
+  async listedEntries<M extends MediaType, V extends EntryView>(
+    view: V,
     userId: number,
     mediaType: M,
     options: ListOptions,
-  ): Promise<{ entries: RatingViewOf<M>[]; hasMore: boolean }> {
-    const { rows, hasMore } = await this.listedRows(listSql(options), userId, mediaType, options);
-    return { entries: rows.map(VIEWS[mediaType].own), hasMore };
-  }
-
-  /** listedEntries as another user sees them (public-view.policy): visible entries only. */
-  async publicListedEntries<M extends MediaType>(
-    userId: number,
-    mediaType: M,
-    options: ListOptions,
-  ): Promise<{ entries: PublicRatingViewOf<M>[]; hasMore: boolean }> {
-    const sql = listSql(options, SQL.publicEntries);
+  ): Promise<ListPage<EntryViewOf<M, V>>> {
+    const sql = listSql(options, view === 'public' ? SQL.publicEntries : SQL.allEntries);
     const { rows, hasMore } = await this.listedRows(sql, userId, mediaType, options);
-    return { entries: rows.map(VIEWS[mediaType].public), hasMore };
+    const toView = VIEWS[mediaType][view] as (values: RowValues) => EntryViewOf<M, V>;
+    return { entries: rows.map(toView), hasMore };
   }
 
   private async listedRows(

@@ -12,8 +12,8 @@ import { RatingRevision } from './rating-revision.entity';
 import { entryAfterPut, foundTitle } from './rating-rules';
 import { RatingWriteHooks } from './rating-write-hooks';
 import { RatingWriter, type WriteAuthor } from './rating-writer';
-import type { ListOptions } from './list-options';
-import type { PublicRatingViewOf } from './media-types';
+import type { ListOptions, ListPage } from './list-options';
+import type { EntryView, EntryViewOf } from './media-types';
 import type { ListTotals } from './media-types/statistics';
 import {
   ListState,
@@ -62,13 +62,17 @@ export class RatingsService {
     return this.repository.allEntries(userId, mediaType);
   }
 
-  /** GET all narrowed by its options (contract §11). */
-  getListed<M extends MediaType>(
+  /**
+   * GET all narrowed by its options (contract §11), in `view`: the owner's list, or the `public`
+   * one of another user (contract §18), whose entries and fields public-view.policy decides.
+   */
+  getListed<M extends MediaType, V extends EntryView>(
+    view: V,
     userId: number,
     mediaType: M,
     options: ListOptions,
-  ): Promise<{ entries: RatingViewOf<M>[]; hasMore: boolean }> {
-    return this.repository.listedEntries(userId, mediaType, options);
+  ): Promise<ListPage<EntryViewOf<M, V>>> {
+    return this.repository.listedEntries(view, userId, mediaType, options);
   }
 
   /** The entries a MyAnimeList export writes, with their titles' counts (contract §13). */
@@ -83,18 +87,6 @@ export class RatingsService {
     externalIds: number[],
   ): Promise<TitleWithEntryRow[]> {
     return this.repository.titlesWithEntriesByExternalId(userId, mediaType, externalIds);
-  }
-
-  /**
-   * A user's visible entries as other users see them (contract §18), narrowed by GET all's
-   * options. Which entries and fields that is, public-view.policy decides.
-   */
-  getPublicListed<M extends MediaType>(
-    userId: number,
-    mediaType: M,
-    options: ListOptions,
-  ): Promise<{ entries: PublicRatingViewOf<M>[]; hasMore: boolean }> {
-    return this.repository.publicListedEntries(userId, mediaType, options);
   }
 
   /** The version of the public list: moves only when what others see of it changes. */

@@ -1,4 +1,5 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Entity, PrimaryColumn } from 'typeorm';
+import { VarcharColumn } from '../database/columns';
 
 /** The secret that signs sync cursors: one row, made by the first instance that needs it. */
 @Entity('sync_keys')
@@ -6,6 +7,6 @@ export class SyncKey {
   @PrimaryColumn({ type: 'int' })
   id: number;
 
-  @Column({ type: 'varchar', length: 64 })
+  @VarcharColumn(64)
   secret: string;
 }

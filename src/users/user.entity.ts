@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import { DateTimeColumn } from '../database/columns';
+import { CreatedAtColumn, VarcharColumn } from '../database/columns';
 
 @Entity('users')
 @Index('UQ_users_name', ['name'], { unique: true })
@@ -7,10 +7,10 @@ export class User {
   @PrimaryGeneratedColumn()
   id: number;
 
-  @Column({ type: 'varchar', length: 64 })
+  @VarcharColumn(64)
   name: string;
 
-  @DateTimeColumn('created_at')
+  @CreatedAtColumn()
   createdAt: Date;
 
   /** Bumped by every change to the user's list and by catalog imports (see UsersService). */
@@ -18,6 +18,6 @@ export class User {
   listVersion: number;
 
   /** scrypt hash (see password-hash.ts); null until a password is set. Not loaded unless asked for. */
-  @Column({ name: 'password_hash', type: 'varchar', length: 255, nullable: true, select: false })
+  @VarcharColumn(255, { name: 'password_hash', nullable: true, select: false })
   passwordHash?: string | null;
 }

@@ -1,5 +1,5 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { DateTimeColumn } from '../database/columns';
+import { Entity, PrimaryColumn } from 'typeorm';
+import { CreatedAtColumn, VarcharColumn } from '../database/columns';
 
 /** A receiver of rating events, managed with the `webhooks` CLI (contract §15). */
 @Entity('webhooks')
@@ -7,17 +7,17 @@ export class Webhook {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id: string;
 
-  @Column({ type: 'varchar', length: 2048 })
+  @VarcharColumn(2048)
   url: string;
 
   /** Comma list of the event types it receives. */
-  @Column({ type: 'varchar', length: 64 })
+  @VarcharColumn(64)
   events: string;
 
   /** `whsec_…` (Standard Webhooks): kept as is, since it signs every attempt. Never logged. */
-  @Column({ type: 'varchar', length: 64 })
+  @VarcharColumn(64)
   secret: string;
 
-  @DateTimeColumn('created_at')
+  @CreatedAtColumn()
   createdAt: Date;
 }

@@ -1,6 +1,6 @@
-import { Column, Entity } from 'typeorm';
+import { Entity } from 'typeorm';
 import { IssuedCredential, SecretHashColumn } from '../../auth/issued-credential';
-import { BelongsTo, DateTimeColumn } from '../../database/columns';
+import { BelongsTo, DateTimeColumn, VarcharColumn } from '../../database/columns';
 import { OAuthGrant } from './oauth-grant.entity';
 
 @Entity('oauth_authorization_codes')
@@ -12,14 +12,14 @@ export class AuthorizationCode extends IssuedCredential {
   grantId: number;
   grant?: OAuthGrant;
 
-  @Column({ name: 'redirect_uri', type: 'varchar', length: 2048 })
+  @VarcharColumn(2048, { name: 'redirect_uri' })
   redirectUri: string;
 
-  @Column({ name: 'code_challenge', type: 'varchar', length: 128 })
+  @VarcharColumn(128, { name: 'code_challenge' })
   codeChallenge: string;
 
   /** Always S256: plain is refused at the authorization endpoint. */
-  @Column({ name: 'code_challenge_method', type: 'varchar', length: 10 })
+  @VarcharColumn(10, { name: 'code_challenge_method' })
   codeChallengeMethod: string;
 
   /** Set by the one exchange a code allows. */

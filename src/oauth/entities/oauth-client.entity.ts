@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import { DateTimeColumn } from '../../database/columns';
+import { CreatedAtColumn, VarcharColumn } from '../../database/columns';
 
 /** An application registered with `clients create`. */
 @Entity('oauth_clients')
@@ -9,20 +9,20 @@ export class OAuthClient {
   id: number;
 
   /** The public identifier the application sends as `client_id`. */
-  @Column({ name: 'client_id', type: 'varchar', length: 64 })
+  @VarcharColumn(64, { name: 'client_id' })
   clientId: string;
 
-  @Column({ type: 'varchar', length: 100 })
+  @VarcharColumn(100)
   name: string;
 
   /** SHA-256 of the secret, hex; null for a public client, which authenticates by PKCE alone. */
-  @Column({ name: 'secret_hash', type: 'varchar', length: 64, nullable: true })
+  @VarcharColumn(64, { name: 'secret_hash', nullable: true })
   secretHash: string | null;
 
   /** Matched exactly against `redirect_uri`. */
   @Column({ name: 'redirect_uris', type: 'simple-json' })
   redirectUris: string[];
 
-  @DateTimeColumn('created_at')
+  @CreatedAtColumn()
   createdAt: Date;
 }

@@ -1,5 +1,5 @@
 import { Entity, PrimaryGeneratedColumn } from 'typeorm';
-import { BelongsTo, DateTimeColumn } from '../../database/columns';
+import { BelongsTo, CreatedAtColumn, RevokedAtColumn } from '../../database/columns';
 import { User } from '../../users/user.entity';
 import { OAuthClient } from './oauth-client.entity';
 
@@ -21,9 +21,9 @@ export class OAuthGrant {
   userId: number;
   user?: User;
 
-  @DateTimeColumn('created_at')
+  @CreatedAtColumn()
   createdAt: Date;
 
-  @DateTimeColumn('revoked_at', { nullable: true })
+  @RevokedAtColumn()
   revokedAt: Date | null;
 }

@@ -1,6 +1,6 @@
 import { Entity } from 'typeorm';
 import { IssuedCredential, SecretHashColumn } from '../../auth/issued-credential';
-import { BelongsTo, DateTimeColumn } from '../../database/columns';
+import { BelongsTo, DateTimeColumn, RevokedAtColumn } from '../../database/columns';
 import { OAuthGrant } from './oauth-grant.entity';
 
 @Entity('oauth_refresh_tokens')
@@ -16,6 +16,6 @@ export class RefreshToken extends IssuedCredential {
   @DateTimeColumn('rotated_at', { nullable: true })
   rotatedAt: Date | null;
 
-  @DateTimeColumn('revoked_at', { nullable: true })
+  @RevokedAtColumn()
   revokedAt: Date | null;
 }

@@ -3,7 +3,7 @@ import { AnimeStatistics } from '../../profile/profile.dto';
 import { PublicAnimeRatingView } from '../dto/public-rating-view.dto';
 import { PutAnimeRatingDto } from '../dto/put-rating.dto';
 import { AnimeRatingView } from '../dto/rating-view.dto';
-import { averageScore, statusCounts } from './statistics';
+import { sharedStatistics } from './statistics';
 import type { MediaTypeDescriptor } from './media-type.descriptor';
 
 export const ANIME: MediaTypeDescriptor<'anime', AnimeRatingView, AnimeStatistics> = {
@@ -40,9 +40,7 @@ export const ANIME: MediaTypeDescriptor<'anime', AnimeRatingView, AnimeStatistic
   statistics: {
     view: AnimeStatistics,
     of: (row) => ({
-      watching: rawInteger(row?.ongoing),
-      ...statusCounts(row),
-      average: averageScore(row),
+      ...sharedStatistics(row, 'watching'),
       episodes: rawInteger(row?.episodes),
       rewatched: rawInteger(row?.repeats),
       media_minutes: rawInteger(row?.episode_minutes),

@@ -27,6 +27,15 @@ export type RatingViewOf<M extends MediaType> = InstanceType<Descriptors[M]['vie
 /** An entry of the media type as another user sees it (public-view.policy). */
 export type PublicRatingViewOf<M extends MediaType> = PublicViewOf<RatingViewOf<M>>;
 
+/** Whose view of an entry: its owner's (`own`), or another user's (`public`, public-view.policy). */
+export type EntryView = 'own' | 'public';
+
+/** An entry of the media type in the given view. */
+export type EntryViewOf<M extends MediaType, V extends EntryView> = {
+  own: RatingViewOf<M>;
+  public: PublicRatingViewOf<M>;
+}[V];
+
 /** The profile statistics of the media type. */
 export type StatisticsOf<M extends MediaType> = ReturnType<Descriptors[M]['statistics']['of']>;
 

@@ -3,7 +3,7 @@ import { MangaStatistics } from '../../profile/profile.dto';
 import { PublicMangaRatingView } from '../dto/public-rating-view.dto';
 import { PutMangaRatingDto } from '../dto/put-rating.dto';
 import { MangaRatingView } from '../dto/rating-view.dto';
-import { averageScore, statusCounts } from './statistics';
+import { sharedStatistics } from './statistics';
 import type { MediaTypeDescriptor } from './media-type.descriptor';
 
 /** Reading time per chapter and per volume in the profile's media_minutes (contract §8). */
@@ -42,9 +42,7 @@ export const MANGA: MediaTypeDescriptor<'manga', MangaRatingView, MangaStatistic
       const chapters = rawInteger(row?.chapters);
       const volumes = rawInteger(row?.volumes);
       return {
-        reading: rawInteger(row?.ongoing),
-        ...statusCounts(row),
-        average: averageScore(row),
+        ...sharedStatistics(row, 'reading'),
         chapters,
         volumes,
         reread: rawInteger(row?.repeats),

@@ -28,12 +28,20 @@ export function averageScore(row: ListTotals | undefined): number {
   return roundedMean(rawInteger(row?.score_sum), rawInteger(row?.scored));
 }
 
-/** The entries per status that every media type's statistics show under these names. */
-export function statusCounts(row: ListTotals | undefined) {
+/**
+ * What every media type's statistics begin with (contract §8): the entries per status, `ongoing`
+ * under the type's own word (`watching`, `reading`), then the average score.
+ */
+export function sharedStatistics<Ongoing extends string>(
+  row: ListTotals | undefined,
+  ongoing: Ongoing,
+) {
   return {
+    ...({ [ongoing]: rawInteger(row?.ongoing) } as Record<Ongoing, number>),
     completed: rawInteger(row?.completed),
     on_hold: rawInteger(row?.on_hold),
     dropped: rawInteger(row?.dropped),
     bookmark: rawInteger(row?.bookmark),
+    average: averageScore(row),
   };
 }
