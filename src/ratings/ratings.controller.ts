@@ -1,4 +1,15 @@
-import { Body, Controller, Delete, Get, HttpCode, Put, Req, Res, UseGuards } from '@nestjs/common';
+import {
+  applyDecorators,
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Put,
+  Req,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   ApiBadRequestResponse,
@@ -39,18 +50,28 @@ export const RATING_ENDPOINTS = {
   put: 'ratings.put',
 } as const;
 
-const ID_PARAM = ApiParam({
-  name: 'id',
-  description:
-    'Title id (internal, or the external_id with use_external_id=true): a positive integer below 2^31',
-  schema: { type: 'integer', minimum: 1, maximum: 2 ** 31 - 1 },
-});
-const EXTERNAL_ID_QUERY = ApiQuery({
-  name: 'use_external_id',
-  required: false,
-  enum: ['true', 'false'],
-  description: "true: `{id}` is the title's external_id",
-});
+/**
+ * The title a route is about (`{id}` and `use_external_id`, read by RatingRequestGuard), and the
+ * 400 and 404 they can give.
+ */
+function TitleRefDocs(notFound: string, badRequest = 'Invalid id or query value') {
+  return applyDecorators(
+    ApiQuery({
+      name: 'use_external_id',
+      required: false,
+      enum: ['true', 'false'],
+      description: "true: `{id}` is the title's external_id",
+    }),
+    ApiParam({
+      name: 'id',
+      description:
+        'Title id (internal, or the external_id with use_external_id=true): a positive integer below 2^31',
+      schema: { type: 'integer', minimum: 1, maximum: 2 ** 31 - 1 },
+    }),
+    ApiBadRequestResponse({ description: badRequest }),
+    ApiNotFoundResponse({ description: notFound }),
+  );
+}
 
 /**
  * The four rating endpoints for one media type. Anime and manga get a controller each, so each has
@@ -80,11 +101,8 @@ function ratingsControllerFor<M extends MediaType>(descriptor: MediaTypeDescript
       operationId: `get${Media}Rating`,
       summary: `Your entry for one ${mediaType} title, as an array of zero or one`,
     })
-    @ID_PARAM
-    @EXTERNAL_ID_QUERY
+    @TitleRefDocs('No such title in the catalog')
     @ConditionalRead({ type: view, isArray: true })
-    @ApiBadRequestResponse({ description: 'Invalid id or query value' })
-    @ApiNotFoundResponse({ description: 'No such title in the catalog' })
     async getOne(
       @CurrentUser() user: AuthenticatedUser,
       @CurrentTitleRef() ref: TitleRef,
@@ -166,14 +184,12 @@ function ratingsControllerFor<M extends MediaType>(descriptor: MediaTypeDescript
       description:
         'Creates the entry when you have none (omitted fields get defaults: is_visible true, numbers 0, booleans false, dates null, notes ""), updates it otherwise (omitted fields keep their value). `status` is always required. Unknown fields, fields of the other media type, wrong JSON types and `null` (except for the dates) are 400.',
     })
-    @ID_PARAM
-    @EXTERNAL_ID_QUERY
+    @TitleRefDocs(
+      'No such title in the catalog',
+      'Invalid id, query, JSON or field; every offending field is named in `errors`',
+    )
     @ApiBody({ type: putDto, examples: { [mediaType]: { value: putExample } } })
     @ApiOkResponse({ type: SuccessView })
-    @ApiBadRequestResponse({
-      description: 'Invalid id, query, JSON or field; every offending field is named in `errors`',
-    })
-    @ApiNotFoundResponse({ description: 'No such title in the catalog' })
     @ApiPayloadTooLargeResponse({ description: 'Body over 16384 bytes' })
     @ApiUnsupportedMediaTypeResponse({ description: 'Content-Type is not application/json' })
     async put(
@@ -192,10 +208,8 @@ function ratingsControllerFor<M extends MediaType>(descriptor: MediaTypeDescript
       operationId: `delete${Media}Rating`,
       summary: `Delete your entry for ${article(mediaType)} ${mediaType} title`,
     })
-    @ID_PARAM
-    @EXTERNAL_ID_QUERY
+    @TitleRefDocs('No such title, or you have no entry for it')
     @ApiOkResponse({ type: SuccessView })
-    @ApiNotFoundResponse({ description: 'No such title, or you have no entry for it' })
     async remove(
       @CurrentUser() user: AuthenticatedUser,
       @CurrentTitleRef() ref: TitleRef,
