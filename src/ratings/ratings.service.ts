@@ -99,7 +99,6 @@ export class RatingsService {
     return this.repository.publicVersions(userId);
   }
 
-  /** Where the list stands (its revision and catalog version); null when the user is gone. */
   /** The sums behind a profile (contract §8), over all entries or the visible ones only. */
   listTotals(
     userId: number,
@@ -123,6 +122,7 @@ export class RatingsService {
     await this.users.listsChanged(holders, manager);
   }
 
+  /** Where the list stands (its revision and catalog version); null when the user is gone. */
   listState(userId: number, mediaType: MediaType): Promise<ListState | null> {
     return this.repository.listState(userId, mediaType);
   }
