@@ -445,7 +445,7 @@ async function main() {
           // Whether delivery kept up with the writes, and what the rest cost once they stopped.
           const { inPhase, drained } = webhook;
           say(
-            `    webhook: ${inPhase.events} events delivered during the measured phases of put-update-webhook, which made ${inPhase.puts} PUTs; the other ${drained.events} delivered after each round, at ${drained.events ? ((drained.cpuSeconds * 1000) / drained.events).toFixed(3) : '-'} ms of server CPU each`,
+            `    webhook: ${inPhase.events} events delivered during the measured phases of put-update-webhook, which made ${inPhase.puts} PUTs; ${drained.events} delivered while the server drained after its rounds (the warm-up's not counted), at ${drained.events ? ((drained.cpuSeconds * 1000) / drained.events).toFixed(3) : '-'} ms of server CPU each`,
           );
         }
       }

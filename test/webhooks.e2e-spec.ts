@@ -432,75 +432,105 @@ describe('webhooks: rows of the outbox and the log', () => {
     expect(logged.map((row) => row.event_id)).toEqual(['msg_held']);
     await resetDatabase(app);
   });
+});
 
-  it('claims the next due messages in the transaction that records, within the room left', async () => {
-    const dataSource = app.get(DataSource);
-    const repository = app.get(WebhooksRepository);
+describe('webhooks: the claim inside a recording', () => {
+  let app: NestFastifyApplication;
+  let dataSource: DataSource;
+  let repository: WebhooksRepository;
+  const now = Date.now();
+
+  beforeAll(async () => {
+    app = await createTestApp();
     // This instance's own worker would claim the due messages first.
     await app.get(WebhookDispatcher).onModuleDestroy();
-    const now = Date.now();
-    await dataSource.query(
-      `INSERT INTO webhooks (id, url, events, secret, created_at)
-        VALUES ('w', 'http://192.0.2.1/', 'rating.created', 'whsec_x', '2026-01-01 00:00:00')`,
-    );
-    const insert = async (eventId: string, nextAttemptAt: number, leasedBy: string | null) => {
-      const leaseUntil = leasedBy ? now + 60_000 : 0;
+    dataSource = app.get(DataSource);
+    repository = app.get(WebhooksRepository);
+  });
+
+  beforeEach(async () => {
+    await resetDatabase(app);
+    for (const id of ['w', 'v']) {
       await dataSource.query(
-        `INSERT INTO webhook_messages (event_id, webhook_id, event_type, user_id, body, state, attempts,
-            next_attempt_at, lease_until, leased_by, created_at)
-          VALUES (?, 'w', 'rating.created', 1, '{}', 'pending', 0, ?, ?, ?, ?)`,
-        [eventId, leasedBy ? leaseUntil : nextAttemptAt, leaseUntil, leasedBy, now],
+        `INSERT INTO webhooks (id, url, events, secret, created_at)
+          VALUES (?, 'http://192.0.2.1/', 'rating.created', 'whsec_x', '2026-01-01 00:00:00')`,
+        [id],
       );
-      const [row] = await dataSource.query<{ id: number }[]>(
-        'SELECT id FROM webhook_messages WHERE event_id = ?',
-        [eventId],
-      );
-      return Number(row.id);
-    };
-    const done = await insert('msg_done', 0, 'instance-a');
-    await insert('msg_running_elsewhere', 0, 'instance-b');
-    await insert('msg_due_first', now - 2_000, null);
-    await insert('msg_due_second', now - 1_000, null);
-    await insert('msg_due_third', now - 500, null);
-    await insert('msg_not_due', now + 60_000, null);
-    const claimed = await repository.recordAttempts(
-      [
-        {
-          webhookId: 'w',
-          message: {
-            id: done,
-            eventId: 'msg_done',
-            eventType: 'rating.created',
-            body: '{}',
-            attempts: 0,
-          },
-          attempt: {
-            eventId: 'msg_done',
-            eventType: 'rating.created',
-            attemptedAt: now,
-            status: 204,
-            error: null,
-            outcome: 'delivered',
-          },
-          nextAttemptAt: null,
-        },
-      ],
-      'instance-a',
-      now,
-      // Room for 3, one of them taken by instance B's running attempt.
-      { max: 3, leaseUntil: now + 30_000 },
+    }
+  });
+
+  afterAll(async () => {
+    await app.close();
+  });
+
+  const insert = async (
+    webhookId: string,
+    eventId: string,
+    nextAttemptAt: number,
+    leasedBy: string | null,
+  ) => {
+    const leaseUntil = leasedBy ? now + 60_000 : 0;
+    await dataSource.query(
+      `INSERT INTO webhook_messages (event_id, webhook_id, event_type, user_id, body, state, attempts,
+          next_attempt_at, lease_until, leased_by, created_at)
+        VALUES (?, ?, 'rating.created', 1, '{}', 'pending', 0, ?, ?, ?, ?)`,
+      [eventId, webhookId, leasedBy ? leaseUntil : nextAttemptAt, leaseUntil, leasedBy, now],
     );
+    const [row] = await dataSource.query<{ id: number }[]>(
+      'SELECT id FROM webhook_messages WHERE event_id = ?',
+      [eventId],
+    );
+    return { webhookId, id: Number(row.id), eventId };
+  };
+  const delivered = (message: { webhookId: string; id: number; eventId: string }) => ({
+    webhookId: message.webhookId,
+    message: {
+      id: message.id,
+      eventId: message.eventId,
+      eventType: 'rating.created' as const,
+      body: '{}',
+      attempts: 0,
+    },
+    attempt: {
+      eventId: message.eventId,
+      eventType: 'rating.created' as const,
+      attemptedAt: now,
+      status: 204,
+      error: null,
+      outcome: 'delivered' as const,
+    },
+    nextAttemptAt: null,
+  });
+  const leases = async () =>
+    (
+      await dataSource.query<
+        {
+          event_id: string;
+          state: string;
+          leased_by: string | null;
+          lease_until: number | string;
+        }[]
+      >('SELECT event_id, state, leased_by, lease_until FROM webhook_messages ORDER BY id')
+    ).map((row) => [row.event_id, row.state, row.leased_by, Number(row.lease_until)]);
+
+  it("leases the webhook's next due messages, within the room left over all instances", async () => {
+    const done = await insert('w', 'msg_done', 0, 'instance-a');
+    await insert('w', 'msg_running_elsewhere', 0, 'instance-b');
+    await insert('w', 'msg_due_first', now - 2_000, null);
+    await insert('w', 'msg_due_second', now - 1_000, null);
+    await insert('w', 'msg_due_third', now - 500, null);
+    await insert('w', 'msg_not_due', now + 60_000, null);
+    // Room for 3, one of them taken by instance B's running attempt.
+    const claimed = await repository.recordAttempts([delivered(done)], 'instance-a', now, {
+      max: 3,
+      leaseUntil: now + 30_000,
+    });
     expect(claimed.map((work) => work.webhook.id)).toEqual(['w']);
     expect(claimed[0].messages.map((message) => message.eventId)).toEqual([
       'msg_due_first',
       'msg_due_second',
     ]);
-    const messages = await dataSource.query<
-      { event_id: string; state: string; leased_by: string | null; lease_until: number | string }[]
-    >('SELECT event_id, state, leased_by, lease_until FROM webhook_messages ORDER BY id');
-    expect(
-      messages.map((row) => [row.event_id, row.state, row.leased_by, Number(row.lease_until)]),
-    ).toEqual([
+    expect(await leases()).toEqual([
       ['msg_done', 'delivered', null, 0],
       ['msg_running_elsewhere', 'pending', 'instance-b', now + 60_000],
       ['msg_due_first', 'pending', 'instance-a', now + 30_000],
@@ -508,7 +538,26 @@ describe('webhooks: rows of the outbox and the log', () => {
       ['msg_due_third', 'pending', null, 0],
       ['msg_not_due', 'pending', null, 0],
     ]);
-    await resetDatabase(app);
+  });
+
+  it('records attempts of two webhooks without claiming: each is claimed in a transaction of its own', async () => {
+    const ofW = await insert('w', 'msg_w_done', 0, 'instance-a');
+    const ofV = await insert('v', 'msg_v_done', 0, 'instance-a');
+    await insert('w', 'msg_w_due', now - 1_000, null);
+    await insert('v', 'msg_v_due', now - 1_000, null);
+    const claimed = await repository.recordAttempts(
+      [delivered(ofW), delivered(ofV)],
+      'instance-a',
+      now,
+      { max: 8, leaseUntil: now + 30_000 },
+    );
+    expect(claimed).toEqual([]);
+    expect(await leases()).toEqual([
+      ['msg_w_done', 'delivered', null, 0],
+      ['msg_v_done', 'delivered', null, 0],
+      ['msg_w_due', 'pending', null, 0],
+      ['msg_v_due', 'pending', null, 0],
+    ]);
   });
 });
 

@@ -87,6 +87,12 @@ const DIALECT_SQL = {
       VALUES (?, ?, LAST_INSERT_ID(1)) ON DUPLICATE KEY UPDATE revision = LAST_INSERT_ID(revision + 1)`,
   },
 };
+/** The entries each view lists, before GET all's options. */
+const LISTED_SQL: Record<EntryView, string> = {
+  own: SQL.allEntries,
+  public: SQL.publicEntries,
+};
+
 /** SQL.allEntries (or publicEntries) narrowed by GET all's options: a handful of statements. */
 function listSql(options: ListOptions, base = SQL.allEntries): string {
   if (!options.statuses && options.limit === null) return base;
@@ -177,7 +183,7 @@ export class RatingsRepository {
     mediaType: M,
     options: ListOptions,
   ): Promise<ListPage<EntryViewOf<M, V>>> {
-    const sql = listSql(options, view === 'public' ? SQL.publicEntries : SQL.allEntries);
+    const sql = listSql(options, LISTED_SQL[view]);
     const { rows, hasMore } = await this.listedRows(sql, userId, mediaType, options);
     const toView = VIEWS[mediaType][view] as (values: RowValues) => EntryViewOf<M, V>;
     return { entries: rows.map(toView), hasMore };

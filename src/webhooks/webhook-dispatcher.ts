@@ -86,7 +86,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     this.stop.abort();
     if (this.timer) clearTimeout(this.timer);
     await this.ticking;
-    await Promise.allSettled([...this.running]);
+    // A recording that began before the stop may have claimed messages: they start, stop at once
+    // and are given back, before the connections close.
+    while (this.running.size > 0 || this.recording) {
+      await Promise.allSettled([...this.running, this.recording]);
+    }
     this.sender.close();
   }
 
@@ -210,7 +214,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     const attemptedAt = Date.now();
     const result = await this.sender.send(webhook, message.eventId, message.body, this.stop.signal);
     if (result.stopped) {
-      await this.repository.release(message.id, this.owner);
+      await this.repository.release(message, this.owner);
       return;
     }
     const now = Date.now();

@@ -76,7 +76,7 @@ const DUE_MESSAGES_SQL = `SELECT id, event_id, event_type, body, attempts FROM w
 const IN_FLIGHT_SQL = `SELECT COUNT(*) AS n FROM webhook_messages
   WHERE webhook_id = ? AND state = 'pending' AND next_attempt_at > ? AND lease_until > ?`;
 const RELEASE_SQL = `UPDATE webhook_messages SET lease_until = 0, leased_by = NULL, next_attempt_at = ?
-  WHERE id = ? AND leased_by = ?`;
+  WHERE id = ? AND event_id = ? AND leased_by = ?`;
 const RETRY_SQL = `UPDATE webhook_messages SET attempts = ?, next_attempt_at = ?, lease_until = 0,
   leased_by = NULL WHERE id = ? AND state = 'pending'`;
 const INSERT_ATTEMPTS_SQL = `INSERT INTO webhook_attempts
@@ -218,7 +218,7 @@ export class WebhooksRepository {
     leaseUntil: number,
   ): Promise<ClaimedWork | null> {
     return runTransaction(this.dataSource, (em) =>
-      this.claimIn(em, webhookId, now, { max, owner, leaseUntil }),
+      this.claimIn(em, webhookId, now, { max, owner, leaseUntil }, { dropOrphans: true }),
     );
   }
 
@@ -227,6 +227,7 @@ export class WebhooksRepository {
     webhookId: string,
     now: number,
     { max, owner, leaseUntil }: ClaimTerms,
+    { dropOrphans }: { dropOrphans: boolean },
   ): Promise<ClaimedWork | null> {
     const [row] = await em.query<(ClaimedWork['webhook'] & { in_flight?: number | string })[]>(
       this.claimSql.webhook,
@@ -235,6 +236,7 @@ export class WebhooksRepository {
     if (!row) {
       // Deleted (its messages go with it; a write that read it just before may leave some) or
       // being claimed by another instance right now.
+      if (!dropOrphans) return null;
       const exists = await em.query<unknown[]>('SELECT 1 FROM webhooks WHERE id = ?', [webhookId]);
       if (exists.length === 0) {
         await em.query('DELETE FROM webhook_messages WHERE webhook_id = ?', [webhookId]);
@@ -280,8 +282,9 @@ export class WebhooksRepository {
    * again at its `nextAttemptAt`, or failed, and the log gets a line for each. Nothing is recorded
    * for a message that is gone (its webhook was deleted, its user erased; on SQLite its id may
    * then come again, hence the event id), nor for one whose lease ran out and another instance
-   * took over: that instance's attempt decides it. With `claimNext`, the same transaction then
-   * claims the next due messages of those webhooks (as `claim` does): one commit, not two.
+   * took over: that instance's attempt decides it. With `claimNext`, and attempts of one webhook,
+   * the same transaction then claims that webhook's next due messages (as `claim` does): one
+   * commit, not two.
    */
   recordAttempts(
     attempts: FinishedAttempt[],
@@ -291,13 +294,32 @@ export class WebhooksRepository {
   ): Promise<ClaimedWork[]> {
     return runTransaction(this.dataSource, async (em) => {
       await this.recordIn(em, attempts, owner, now);
-      if (!claimNext) return [];
-      const claimed: ClaimedWork[] = [];
-      for (const webhookId of new Set(attempts.map((finished) => finished.webhookId))) {
-        const work = await this.claimIn(em, webhookId, now, { ...claimNext, owner });
-        if (work && work.messages.length > 0) claimed.push(work);
+      const webhookIds = new Set(attempts.map((finished) => finished.webhookId));
+      // For one webhook only: on MySQL/MariaDB the transaction reads one snapshot, taken by its
+      // first plain read (the first webhook's count of running attempts), so a second webhook's
+      // count would miss the leases other instances made since. `claim` takes the others.
+      if (!claimNext || webhookIds.size !== 1) return [];
+      // A claim that fails (a lock wait timed out) must not undo the recording: the attempts
+      // would be made again. A deadlock undid the whole transaction, which runs again.
+      await em.query('SAVEPOINT claim_next');
+      try {
+        const work = await this.claimIn(
+          em,
+          [...webhookIds][0],
+          now,
+          { ...claimNext, owner },
+          { dropOrphans: false },
+        );
+        await em.query('RELEASE SAVEPOINT claim_next');
+        return work && work.messages.length > 0 ? [work] : [];
+      } catch (error) {
+        try {
+          await em.query('ROLLBACK TO SAVEPOINT claim_next');
+        } catch {
+          throw error;
+        }
+        return [];
       }
-      return claimed;
     });
   }
 
@@ -367,9 +389,9 @@ export class WebhooksRepository {
   }
 
   /** Gives a message back (an attempt cut short by shutdown): due again at once, for anyone. */
-  release(messageId: number, owner: string): Promise<void> {
+  release(message: Pick<OutboxMessage, 'id' | 'eventId'>, owner: string): Promise<void> {
     return runTransaction(this.dataSource, async (em) => {
-      await em.query(RELEASE_SQL, [Date.now(), messageId, owner]);
+      await em.query(RELEASE_SQL, [Date.now(), message.id, message.eventId, owner]);
     });
   }
 
