@@ -296,6 +296,71 @@ function verified(received: Received, secret: string): unknown {
   });
 }
 
+interface StoredMessage {
+  webhookId: string;
+  id: number;
+  eventId: string;
+}
+
+/**
+ * A pending outbox message: due at `nextAttemptAt`, or leased to `leasedBy` for a minute from
+ * `now` (a leased message is due again when its lease ends).
+ */
+async function insertMessage(
+  dataSource: DataSource,
+  message: {
+    webhookId?: string;
+    eventId: string;
+    now: number;
+    nextAttemptAt?: number;
+    leasedBy?: string | null;
+  },
+): Promise<StoredMessage> {
+  const { webhookId = 'w', eventId, now, leasedBy = null } = message;
+  const leaseUntil = leasedBy ? now + 60_000 : 0;
+  await dataSource.query(
+    `INSERT INTO webhook_messages (event_id, webhook_id, event_type, user_id, body, state, attempts,
+        next_attempt_at, lease_until, leased_by, created_at)
+      VALUES (?, ?, 'rating.created', 1, '{}', 'pending', 0, ?, ?, ?, ?)`,
+    [
+      eventId,
+      webhookId,
+      leasedBy ? leaseUntil : (message.nextAttemptAt ?? now),
+      leaseUntil,
+      leasedBy,
+      now,
+    ],
+  );
+  const [row] = await dataSource.query<{ id: number }[]>(
+    'SELECT id FROM webhook_messages WHERE event_id = ?',
+    [eventId],
+  );
+  return { webhookId, id: Number(row.id), eventId };
+}
+
+/** A first attempt of `message` that was delivered at `at`, as the dispatcher records it. */
+function deliveredAttempt(message: StoredMessage, at: number) {
+  return {
+    webhookId: message.webhookId,
+    message: {
+      id: message.id,
+      eventId: message.eventId,
+      eventType: 'rating.created' as const,
+      body: '{}',
+      attempts: 0,
+    },
+    attempt: {
+      eventId: message.eventId,
+      eventType: 'rating.created' as const,
+      attemptedAt: at,
+      status: 204,
+      error: null,
+      outcome: 'delivered' as const,
+    },
+    nextAttemptAt: null,
+  };
+}
+
 describe('webhooks: rows of the outbox and the log', () => {
   let app: NestFastifyApplication;
 
@@ -374,32 +439,8 @@ describe('webhooks: rows of the outbox and the log', () => {
   it('records an attempt only while its instance still holds the message', async () => {
     const dataSource = app.get(DataSource);
     const now = Date.now();
-    const insert = async (eventId: string, leasedBy: string) => {
-      await dataSource.query(
-        `INSERT INTO webhook_messages (event_id, webhook_id, event_type, user_id, body, state, attempts,
-            next_attempt_at, lease_until, leased_by, created_at)
-          VALUES (?, 'w', 'rating.created', 1, '{}', 'pending', 0, ?, ?, ?, ?)`,
-        [eventId, now + 86_400_000, now + 60_000, leasedBy, now],
-      );
-      const [row] = await dataSource.query<{ id: number }[]>(
-        'SELECT id FROM webhook_messages WHERE event_id = ?',
-        [eventId],
-      );
-      return Number(row.id);
-    };
-    const delivered = (id: number, eventId: string) => ({
-      webhookId: 'w',
-      message: { id, eventId, eventType: 'rating.created' as const, body: '{}', attempts: 0 },
-      attempt: {
-        eventId,
-        eventType: 'rating.created' as const,
-        attemptedAt: now,
-        status: 204,
-        error: null,
-        outcome: 'delivered' as const,
-      },
-      nextAttemptAt: null,
-    });
+    const insert = (eventId: string, leasedBy: string) =>
+      insertMessage(dataSource, { eventId, now, leasedBy });
     // The lease of instance A ran out and instance B claimed the message again meanwhile.
     const taken = await insert('msg_taken_over', 'instance-b');
     const held = await insert('msg_held', 'instance-a');
@@ -409,9 +450,9 @@ describe('webhooks: rows of the outbox and the log', () => {
       .get(WebhooksRepository)
       .recordAttempts(
         [
-          delivered(taken, 'msg_taken_over'),
-          delivered(held, 'msg_held'),
-          delivered(reused, 'msg_deleted'),
+          deliveredAttempt(taken, now),
+          deliveredAttempt(held, now),
+          deliveredAttempt({ ...reused, eventId: 'msg_deleted' }, now),
         ],
         'instance-a',
         now,
@@ -463,44 +504,13 @@ describe('webhooks: the claim inside a recording', () => {
     await app.close();
   });
 
-  const insert = async (
+  const insert = (
     webhookId: string,
     eventId: string,
     nextAttemptAt: number,
     leasedBy: string | null,
-  ) => {
-    const leaseUntil = leasedBy ? now + 60_000 : 0;
-    await dataSource.query(
-      `INSERT INTO webhook_messages (event_id, webhook_id, event_type, user_id, body, state, attempts,
-          next_attempt_at, lease_until, leased_by, created_at)
-        VALUES (?, ?, 'rating.created', 1, '{}', 'pending', 0, ?, ?, ?, ?)`,
-      [eventId, webhookId, leasedBy ? leaseUntil : nextAttemptAt, leaseUntil, leasedBy, now],
-    );
-    const [row] = await dataSource.query<{ id: number }[]>(
-      'SELECT id FROM webhook_messages WHERE event_id = ?',
-      [eventId],
-    );
-    return { webhookId, id: Number(row.id), eventId };
-  };
-  const delivered = (message: { webhookId: string; id: number; eventId: string }) => ({
-    webhookId: message.webhookId,
-    message: {
-      id: message.id,
-      eventId: message.eventId,
-      eventType: 'rating.created' as const,
-      body: '{}',
-      attempts: 0,
-    },
-    attempt: {
-      eventId: message.eventId,
-      eventType: 'rating.created' as const,
-      attemptedAt: now,
-      status: 204,
-      error: null,
-      outcome: 'delivered' as const,
-    },
-    nextAttemptAt: null,
-  });
+  ) => insertMessage(dataSource, { webhookId, eventId, now, nextAttemptAt, leasedBy });
+  const delivered = (message: StoredMessage) => deliveredAttempt(message, now);
   const leases = async () =>
     (
       await dataSource.query<
