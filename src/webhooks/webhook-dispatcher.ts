@@ -144,8 +144,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   /**
    * Attempts that end while a recording runs are recorded together by the next one (a group
    * commit): one write transaction for a batch of attempts, not one each, so that deliveries take
-   * the database from API writes as little as they can. Once half the room is free, that
-   * transaction also claims the webhooks' next messages, instead of a claim of its own. An attempt
+   * the database from API writes as little as they can. Once half the room is free and the batch
+   * is of one webhook, that transaction also claims the webhook's next messages, instead of a claim
+   * of its own (otherwise the attempts' end wakes a tick, which claims). An attempt
    * delivered but not yet recorded when the process dies is sent again once its lease runs out
    * (at least once, contract §15).
    */
