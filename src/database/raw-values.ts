@@ -27,3 +27,8 @@ export function rawBoolean(value: number | boolean | string): boolean {
 export function rawInteger(value: number | string | null | undefined): number {
   return value === null || value === undefined ? 0 : Number(value);
 }
+
+/** A DATETIME parameter of raw SQL, as TypeORM writes one on both databases (UTC). */
+export function sqlDateTime(date: Date): string {
+  return date.toISOString().replace('T', ' ').replace('Z', '');
+}

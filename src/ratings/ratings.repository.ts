@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Title } from '../catalog/title.entity';
 import type { MediaType } from '../common/media-type';
-import { rawIsoSeconds } from '../database/raw-values';
+import { rawIsoSeconds, sqlDateTime } from '../database/raw-values';
 import { selectArrays, selectFirst } from '../database/select-arrays';
 import { isSqlite } from '../database/transactions';
 import type { RatingView } from './dto/rating-view.dto';
@@ -476,9 +476,4 @@ export function viewOfWritten<M extends MediaType>(
 /** The row's view (contract §7) from the values of a titleWithEntry row, in its column order. */
 export function viewOfRow<M extends MediaType>(mediaType: M, row: TitleWithEntryRow) {
   return VIEWS[mediaType].own(Object.values(row));
-}
-
-/** 'YYYY-MM-DD HH:MM:SS.SSS' in UTC: how TypeORM writes DATETIME on both databases. */
-function sqlDateTime(date: Date): string {
-  return date.toISOString().replace('T', ' ').replace('Z', '');
 }
