@@ -35,6 +35,11 @@ const WRITE_WAKE_MS = 50;
 const LEASE_MARGIN_MS = 10_000;
 /** Attempts recorded in one transaction at most. */
 const RECORD_BATCH = 100;
+/**
+ * How long an ended attempt may wait for others to be recorded with it, while attempts still run
+ * and fewer than half of the room have ended: the delivery log lags by at most this much.
+ */
+const RECORD_WAIT_MS = 50;
 
 /**
  * The delivery worker of one server instance. It claims due outbox messages (a lease, see
@@ -60,6 +65,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     reject: (error: unknown) => void;
   }[] = [];
   private recording: Promise<void> | null = null;
+  private recordTimer: NodeJS.Timeout | null = null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -85,6 +91,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   async onModuleDestroy(): Promise<void> {
     this.stop.abort();
     if (this.timer) clearTimeout(this.timer);
+    this.recordNow();
     await this.ticking;
     // A recording that began before the stop may have claimed messages: they start, stop at once
     // and are given back, before the connections close.
@@ -142,52 +149,69 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   }
 
   /**
-   * Attempts that end while a recording runs are recorded together by the next one (a group
-   * commit): one write transaction for a batch of attempts, not one each, so that deliveries take
-   * the database from API writes as little as they can. Once half the room is free and the batch
-   * is of one webhook, that transaction also claims the webhook's next messages, instead of a claim
-   * of its own (otherwise the attempts' end wakes a tick, which claims). An attempt
-   * delivered but not yet recorded when the process dies is sent again once its lease runs out
-   * (at least once, contract §15).
+   * Attempts are recorded together (a group commit): one write transaction for a batch of
+   * attempts, not one each, so that deliveries take the database from API writes as little as
+   * they can. An ended attempt is recorded at once when no other attempt is running or half the
+   * room has ended, and otherwise within RECORD_WAIT_MS; those that end while a recording runs go
+   * in the next one. Once half the room is free and the batch is of one webhook, that transaction
+   * also claims the webhook's next messages, instead of a claim of its own (otherwise the
+   * attempts' end wakes a tick, which claims). An attempt delivered but not yet recorded when the
+   * process dies is sent again once its lease runs out (at least once, contract §15).
    */
   private record(finished: FinishedAttempt): Promise<void> {
     return new Promise((resolve, reject) => {
       this.unrecorded.push({ finished, resolve, reject });
-      this.recordPending();
+      this.scheduleRecording();
     });
   }
 
-  private recordPending(): void {
-    if (this.recording) return;
-    this.recording = this.recordAll().finally(() => {
+  private scheduleRecording(): void {
+    if (this.recording || this.unrecorded.length === 0) return;
+    const stillRunning = this.running.size - this.unrecorded.length;
+    if (
+      stillRunning <= 0 ||
+      this.unrecorded.length >= MAX_ATTEMPTS_IN_FLIGHT / 2 ||
+      this.stop.signal.aborted
+    ) {
+      this.recordNow();
+    } else {
+      this.recordTimer ??= setTimeout(() => this.recordNow(), RECORD_WAIT_MS);
+    }
+  }
+
+  private recordNow(): void {
+    if (this.recordTimer) {
+      clearTimeout(this.recordTimer);
+      this.recordTimer = null;
+    }
+    if (this.recording || this.unrecorded.length === 0) return;
+    this.recording = this.recordBatch().finally(() => {
       this.recording = null;
-      // Attempts that ended after the last batch was taken and before this ran.
-      if (this.unrecorded.length > 0) this.recordPending();
+      // Attempts that ended while this one ran.
+      this.scheduleRecording();
     });
   }
 
-  private async recordAll(): Promise<void> {
-    while (this.unrecorded.length > 0) {
-      // Let the attempts that end in this turn of the event loop join the batch.
-      await new Promise((resolve) => setImmediate(resolve));
-      const batch = this.unrecorded.splice(0, RECORD_BATCH);
-      const now = Date.now();
-      try {
-        const claimed = await this.repository.recordAttempts(
-          batch.map((pending) => pending.finished),
-          this.owner,
-          now,
-          this.stop.signal.aborted || this.running.size - batch.length > MAX_ATTEMPTS_IN_FLIGHT / 2
-            ? null
-            : { max: MAX_ATTEMPTS_IN_FLIGHT, leaseUntil: this.leaseEnd(now) },
-        );
-        for (const work of claimed) {
-          for (const message of work.messages) this.start(work.webhook, message);
-        }
-        for (const pending of batch) pending.resolve();
-      } catch (error) {
-        for (const pending of batch) pending.reject(error);
+  private async recordBatch(): Promise<void> {
+    // Let the attempts that end in this turn of the event loop join the batch.
+    await new Promise((resolve) => setImmediate(resolve));
+    const batch = this.unrecorded.splice(0, RECORD_BATCH);
+    const now = Date.now();
+    try {
+      const claimed = await this.repository.recordAttempts(
+        batch.map((pending) => pending.finished),
+        this.owner,
+        now,
+        this.stop.signal.aborted || this.running.size - batch.length > MAX_ATTEMPTS_IN_FLIGHT / 2
+          ? null
+          : { max: MAX_ATTEMPTS_IN_FLIGHT, leaseUntil: this.leaseEnd(now) },
+      );
+      for (const work of claimed) {
+        for (const message of work.messages) this.start(work.webhook, message);
       }
+      for (const pending of batch) pending.resolve();
+    } catch (error) {
+      for (const pending of batch) pending.reject(error);
     }
   }
 
