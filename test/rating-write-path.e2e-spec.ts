@@ -272,8 +272,9 @@ describe('The write path of entries (one transaction, revisions, hooks, rating.c
   });
 
   it('writes every title with the same SQL text: no statement of its own per title', async () => {
-    // The driver keeps 100 prepared statements, first in, first out: a statement whose text held
-    // a title's id would be prepared for each title and push the write path's own ones out.
+    // better-sqlite3's driver keeps 100 prepared statements, first in, first out: a statement
+    // whose text held a title's id (TypeORM's delete() and upsert() on SQLite) would be prepared
+    // for each title and push the write path's own ones out.
     const { token } = await createUserWithToken(app);
     const client = api(app, token);
     // Every statement of TypeORM's query runners passes the logger (which prints nothing here).

@@ -12,9 +12,10 @@ const DELETED_BETWEEN_SQL = `SELECT title_id, revision FROM sync_deletions
   ORDER BY revision LIMIT ?`;
 
 /**
- * The write path's statements, fixed text: TypeORM's `delete` and `upsert` write numbers into the
- * SQL, so each title made a statement of its own, prepared anew and pushing the write path's
- * statements out of the driver's cache of prepared statements (100, first in first out).
+ * The write path's statements, fixed text: on SQLite, TypeORM's `delete` and `upsert` write
+ * numbers into the SQL, so each title made a statement of its own, prepared anew and pushing the
+ * write path's statements out of the driver's cache of prepared statements (100, first in first
+ * out).
  */
 const RECORD_DELETION_SQL = {
   sqlite: `INSERT INTO sync_deletions (user_id, media_type, title_id, revision, deleted_at)

@@ -11,7 +11,7 @@ import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { MetricsService } from '../metrics/metrics.service';
 import { RATING_CHANGED_EVENT } from '../ratings/rating-change';
-import { WebhookSender } from './webhook-sender';
+import { AttemptResult, WebhookSender } from './webhook-sender';
 import {
   ClaimedWork,
   FinishedAttempt,
@@ -36,8 +36,9 @@ const LEASE_MARGIN_MS = 10_000;
 /** Attempts recorded in one transaction at most. */
 const RECORD_BATCH = 100;
 /**
- * How long an ended attempt may wait for others to be recorded with it, while attempts still run
- * and fewer than half of the room have ended: the delivery log lags by at most this much.
+ * How long an ended attempt may wait for others to be recorded with it, while other attempts are
+ * still sending and fewer than half of the room have ended: the delivery log lags by this much at
+ * most, plus a recording under way.
  */
 const RECORD_WAIT_MS = 50;
 
@@ -59,8 +60,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private ticking: Promise<void> | null = null;
   /** When the next tick comes after the running one: sooner if something woke it meanwhile. */
   private delayAfterTick = POLL_MS;
+  /** Attempts whose request is under way: those that ended are in `unrecorded` or recorded. */
+  private sending = 0;
   private readonly unrecorded: {
     finished: FinishedAttempt;
+    endedAt: number;
     resolve: () => void;
     reject: (error: unknown) => void;
   }[] = [];
@@ -151,31 +155,33 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   /**
    * Attempts are recorded together (a group commit): one write transaction for a batch of
    * attempts, not one each, so that deliveries take the database from API writes as little as
-   * they can. An ended attempt is recorded at once when no other attempt is running or half the
-   * room has ended, and otherwise within RECORD_WAIT_MS; those that end while a recording runs go
-   * in the next one. Once half the room is free and the batch is of one webhook, that transaction
+   * they can. An ended attempt is recorded at once when no other attempt is sending or half the
+   * room has ended, and otherwise once it has waited RECORD_WAIT_MS; those that end while a
+   * recording runs go in the next one. Once half the room is free and the batch is of one webhook,
+   * that transaction
    * also claims the webhook's next messages, instead of a claim of its own (otherwise the
    * attempts' end wakes a tick, which claims). An attempt delivered but not yet recorded when the
    * process dies is sent again once its lease runs out (at least once, contract §15).
    */
   private record(finished: FinishedAttempt): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.unrecorded.push({ finished, resolve, reject });
+      this.unrecorded.push({ finished, endedAt: Date.now(), resolve, reject });
       this.scheduleRecording();
     });
   }
 
   private scheduleRecording(): void {
     if (this.recording || this.unrecorded.length === 0) return;
-    const stillRunning = this.running.size - this.unrecorded.length;
+    const waited = Date.now() - this.unrecorded[0].endedAt;
     if (
-      stillRunning <= 0 ||
+      this.sending === 0 ||
       this.unrecorded.length >= MAX_ATTEMPTS_IN_FLIGHT / 2 ||
+      waited >= RECORD_WAIT_MS ||
       this.stop.signal.aborted
     ) {
       this.recordNow();
     } else {
-      this.recordTimer ??= setTimeout(() => this.recordNow(), RECORD_WAIT_MS);
+      this.recordTimer ??= setTimeout(() => this.recordNow(), RECORD_WAIT_MS - waited);
     }
   }
 
@@ -237,7 +243,13 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
 
   private async attempt(webhook: ClaimedWork['webhook'], message: OutboxMessage): Promise<void> {
     const attemptedAt = Date.now();
-    const result = await this.sender.send(webhook, message.eventId, message.body, this.stop.signal);
+    this.sending++;
+    let result: AttemptResult;
+    try {
+      result = await this.sender.send(webhook, message.eventId, message.body, this.stop.signal);
+    } finally {
+      this.sending--;
+    }
     if (result.stopped) {
       await this.repository.release(message, this.owner);
       return;
