@@ -158,10 +158,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
    * they can. An ended attempt is recorded at once when no other attempt is sending or half the
    * room has ended, and otherwise once it has waited RECORD_WAIT_MS; those that end while a
    * recording runs go in the next one. Once half the room is free and the batch is of one webhook,
-   * that transaction
-   * also claims the webhook's next messages, instead of a claim of its own (otherwise the
-   * attempts' end wakes a tick, which claims). An attempt delivered but not yet recorded when the
-   * process dies is sent again once its lease runs out (at least once, contract §15).
+   * that transaction also claims the webhook's next messages, instead of a claim of its own
+   * (otherwise the attempts' end wakes a tick, which claims). An attempt delivered but not yet
+   * recorded when the process dies is sent again once its lease runs out (at least once,
+   * contract §15).
    */
   private record(finished: FinishedAttempt): Promise<void> {
     return new Promise((resolve, reject) => {
