@@ -208,7 +208,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         batch.map((pending) => pending.finished),
         this.owner,
         now,
-        this.stop.signal.aborted || this.running.size - batch.length > MAX_ATTEMPTS_IN_FLIGHT / 2
+        this.stop.signal.aborted || this.sending > MAX_ATTEMPTS_IN_FLIGHT / 2
           ? null
           : { max: MAX_ATTEMPTS_IN_FLIGHT, leaseUntil: this.leaseEnd(now) },
       );
