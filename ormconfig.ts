@@ -7,9 +7,8 @@ import { ENTITIES } from './src/entities';
 const options = buildTypeOrmOptions(loadConfig().database, ENTITIES);
 makeSqliteFolder(options);
 
-/** For the TypeORM CLI (`npm run migration:*`) only; the app builds its options the same way. */
-export default new DataSource({
-  ...options,
-  migrationsRun: false,
-  migrations: ['src/database/migrations/*.ts'],
-});
+/**
+ * For the TypeORM CLI (`npm run migration:*`) only, with the app's own options: the same entities
+ * and the one list of migrations (MIGRATIONS, src/database/typeorm-options.ts).
+ */
+export default new DataSource(options);

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { MIGRATIONS } from '../typeorm-options';
-import { WebhookPlainRowids1800001200000 } from './1800001200000-webhook-plain-rowids';
+import { MIGRATIONS } from './typeorm-options';
+import { WebhookPlainRowids1800001200000 } from './migrations/1800001200000-webhook-plain-rowids';
 
 const INSERT_MESSAGE = `INSERT INTO webhook_messages (event_id, webhook_id, event_type, user_id, body,
     state, attempts, next_attempt_at, lease_until, created_at)
