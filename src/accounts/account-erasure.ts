@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { ExternalIdentitiesService } from '../auth/external-identities.service';
 import { TokensService } from '../auth/tokens.service';
-import type { MediaType } from '../common/media-type';
+import type { MediaType } from '../media-types/media-type';
 import { GrantsService } from '../oauth/grants.service';
-import { DESCRIPTOR_LIST } from '../ratings/media-types';
+import { DESCRIPTOR_LIST } from '../media-types';
 import { RatingsService } from '../ratings/ratings.service';
 import { SyncDeletionsRepository } from '../sync/sync-deletions.repository';
 import { UsersService } from '../users/users.service';

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { ExternalIdentitiesService } from '../auth/external-identities.service';
-import type { MediaType } from '../common/media-type';
+import type { MediaType } from '../media-types/media-type';
 import { toIsoSeconds } from '../common/timestamps';
 import { GrantsService } from '../oauth/grants.service';
 import { ProfileStatisticsService } from '../profile/profile-statistics.service';
 import type { ProfileView } from '../profile/profile.dto';
-import { DESCRIPTOR_LIST } from '../ratings/media-types';
+import { DESCRIPTOR_LIST } from '../media-types';
 import { RatingsService, RatingViewOf } from '../ratings/ratings.service';
 import { NamedUsers } from './named-user';
 

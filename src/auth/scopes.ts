@@ -1,5 +1,5 @@
-import type { MediaType } from '../common/media-type';
-import { DESCRIPTOR_LIST } from '../ratings/media-types';
+import type { MediaType } from '../media-types/media-type';
+import { DESCRIPTOR_LIST } from '../media-types';
 
 /** Each media type's scope (from its descriptor), then the profile's. */
 export const SCOPES = {

@@ -1,10 +1,10 @@
-import { isMediaType, mediaTypeChoices, type MediaType } from '../common/media-type';
+import { isMediaType, mediaTypeChoices, type MediaType } from '../media-types/media-type';
 import {
   byMediaType,
   DESCRIPTOR_LIST,
   MEDIA_TYPE_DESCRIPTORS,
   type TitleCount,
-} from '../ratings/media-types';
+} from '../media-types';
 
 /** One title as the import file and the database hold it (contract §1). */
 export interface TitleRecord {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In } from 'typeorm';
-import { MEDIA_TYPES, type MediaType } from '../common/media-type';
+import { MEDIA_TYPES, type MediaType } from '../media-types/media-type';
 import { runTransaction } from '../database/transactions';
 import { CatalogFileError, TitleRecord } from './catalog-file';
 import { offlineDatabaseItems, offlineTitleOf, OfflineTitle } from './offline-database';

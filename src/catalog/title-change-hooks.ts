@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { MediaType } from '../common/media-type';
+import type { MediaType } from '../media-types/media-type';
 
 /** Runs inside the catalog write's transaction; `em` is that transaction. Throwing rolls it back. */
 export type TitleChangeHook = (

@@ -1,6 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { VarcharColumn } from '../database/columns';
-import type { MediaType } from '../common/media-type';
+import type { MediaType } from '../media-types/media-type';
 
 /** One anime or manga title. Anime and manga have separate id spaces (contract §1). */
 @Entity('titles')

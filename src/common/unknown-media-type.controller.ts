@@ -2,7 +2,7 @@ import { Controller, Param, RequestMapping, RequestMethod, type Type } from '@ne
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Authenticated } from '../auth/auth.decorators';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
-import { unknownMediaType } from './media-type';
+import { unknownMediaType } from '../media-types/media-type';
 
 /** One route of a media type's controller, under any other `{mediaType}`. */
 export interface UnknownMediaTypeRoute {

@@ -5,7 +5,7 @@ import { Command, CommandRunner, SubCommand } from 'nest-commander';
 import { Options } from '../cli/options';
 import { startsWithGzipMagic } from '../cli/gzip-magic';
 import { printJsonLine } from '../cli/output';
-import type { MediaType } from '../common/media-type';
+import type { MediaType } from '../media-types/media-type';
 import { ProblemException } from '../common/problem';
 import { UsersService } from '../users/users.service';
 import { importBodyText } from './import-body';

@@ -1,4 +1,4 @@
-import type { MediaType } from '../common/media-type';
+import type { MediaType } from '../media-types/media-type';
 import type { RatingView } from '../ratings/dto/rating-view.dto';
 import type { TitleCounts } from '../ratings/ratings.repository';
 import {
@@ -9,7 +9,7 @@ import {
   malStatusOf,
   NO_DATE,
 } from './mal-format';
-import type { ExportedStatus, MalListFormat } from './mal-list-format';
+import type { ExportedStatus, MalListFormat } from '../media-types/mal-list-format';
 
 export interface ExportedEntry {
   entry: RatingView;

@@ -1,8 +1,8 @@
 import { assertNever } from '../common/assert-never';
-import type { MediaType } from '../common/media-type';
-import { DESCRIPTOR_LIST, MEDIA_TYPE_DESCRIPTORS } from '../ratings/media-types';
-import type { RatingStatus } from '../ratings/rating-entry.entity';
-import type { ExportedStatus, MalListFormat } from './mal-list-format';
+import type { MediaType } from '../media-types/media-type';
+import { DESCRIPTOR_LIST, MEDIA_TYPE_DESCRIPTORS } from '../media-types';
+import type { RatingStatus } from '../media-types/rating-status';
+import type { ExportedStatus, MalListFormat } from '../media-types/mal-list-format';
 
 /** The media types MyAnimeList keeps lists of, with their export formats (from the descriptors). */
 export const MAL_LIST_TYPES: readonly { mediaType: MediaType; format: MalListFormat }[] =

@@ -1,7 +1,7 @@
-import type { MediaType } from '../common/media-type';
+import type { MediaType } from '../media-types/media-type';
 import { isCalendarDate } from '../ratings/dto/validation-decorators';
 import { MAX_NOTES_LENGTH } from '../ratings/dto/put-rating.dto';
-import type { RatingStatus } from '../ratings/rating-entry.entity';
+import type { RatingStatus } from '../media-types/rating-status';
 import { desireOfMal, malFormatOf, NO_DATE, priorityOfMal, statusOfMal } from './mal-format';
 import type { MalElement } from './mal-xml-reader';
 

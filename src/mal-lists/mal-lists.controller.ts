@@ -18,13 +18,13 @@ import type { Readable } from 'node:stream';
 import { CurrentUser, Scopes } from '../auth/auth.decorators';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { SCOPES } from '../auth/scopes';
-import { capitalized, type MediaType } from '../common/media-type';
+import { capitalized, type MediaType } from '../media-types/media-type';
 import { unknownMediaTypeController } from '../common/unknown-media-type.controller';
 import { ProblemException, PROBLEMS } from '../common/problem';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
 import { importBodyText, importEncodingOf, STREAMED_BODY } from './import-body';
 import { MAL_LIST_TYPES } from './mal-format';
-import type { MalListFormat } from './mal-list-format';
+import type { MalListFormat } from '../media-types/mal-list-format';
 import { ListImportSummary, MalListsService, SkippedElement } from './mal-lists.service';
 
 /** Rows of the rate limits (contract §5): anime and manga share each. */

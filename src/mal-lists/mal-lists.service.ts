@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { MediaType } from '../common/media-type';
+import type { MediaType } from '../media-types/media-type';
 import { ProblemException, PROBLEMS } from '../common/problem';
 import type { PutRatingDto } from '../ratings/dto/put-rating.dto';
 import { entryAfterPut } from '../ratings/rating-rules';

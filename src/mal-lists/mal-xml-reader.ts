@@ -1,5 +1,5 @@
 import { SaxesParser } from 'saxes';
-import { article, MediaType } from '../common/media-type';
+import { article, MediaType } from '../media-types/media-type';
 import { MAL_LIST_TYPES, malFormatOf } from './mal-format';
 
 /** The file is not a MyAnimeList export this service reads: a 400 naming why. */

@@ -1,5 +1,5 @@
 import { Scope, SCOPES } from '../auth/scopes';
-import { MEDIA_TYPES } from '../common/media-type';
+import { MEDIA_TYPES } from '../media-types/media-type';
 import type { AuthorizationRequest } from './authorization-request';
 
 export const SCOPE_DESCRIPTIONS = {

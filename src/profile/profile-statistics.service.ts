@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { byMediaType } from '../ratings/media-types';
+import { byMediaType } from '../media-types';
 import { RatingsService } from '../ratings/ratings.service';
 import type { User } from '../users/user.entity';
 import type { ProfileStatistics } from './profile.dto';

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { MediaType } from '../common/media-type';
+import type { MediaType } from '../media-types/media-type';
 
 /*
  * The examples are the README's profile: every anime title has 24-minute episodes (120 × 24), the

@@ -3,7 +3,7 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Scopes } from '../auth/auth.decorators';
 import { SCOPES } from '../auth/scopes';
-import { MEDIA_TYPES } from '../common/media-type';
+import { MEDIA_TYPES } from '../media-types/media-type';
 import { ConditionalRead } from '../conditional-reads/conditional-read.decorator';
 import { sendTaggedBody } from '../conditional-reads/reply';
 import { ProfileStatisticsService } from '../profile/profile-statistics.service';

@@ -1,6 +1,6 @@
 import { Column, PrimaryGeneratedColumn } from 'typeorm';
 import { VarcharColumn } from '../database/columns';
-import type { MediaType } from '../common/media-type';
+import type { MediaType } from '../media-types/media-type';
 
 /**
  * The columns that say whose entry for which title a row is about: the first columns of

@@ -1,4 +1,4 @@
-import { ENTRY_COLUMNS, type EntryColumn } from './entry-columns';
+import { ENTRY_COLUMNS, type EntryColumn } from '../media-types/entry-columns';
 import { PUBLIC_ENTRY_CONDITION, PUBLIC_VIEW_HIDDEN_FIELDS } from './public-view.policy';
 
 type Dialect = 'sqlite' | 'mysql';

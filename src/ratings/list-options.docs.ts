@@ -1,7 +1,7 @@
 import { applyDecorators, Type } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOkResponse, ApiQuery } from '@nestjs/swagger';
 import { CONDITIONAL_READ_HEADERS } from '../conditional-reads/conditional-read.decorator';
-import { RATING_STATUSES } from './rating-entry.entity';
+import { RATING_STATUSES } from '../media-types/rating-status';
 
 /**
  * The OpenAPI of a list read with the options of `parseListOptions` (`status`, `limit`, `after`)

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { FieldError, ProblemException, PROBLEMS } from '../common/problem';
-import { RATING_STATUSES, RatingStatus } from './rating-entry.entity';
+import { RATING_STATUSES, RatingStatus } from '../media-types/rating-status';
 
 /** The options of GET all (contract §11); none given: the whole list. */
 export interface ListOptions {

@@ -1,4 +1,4 @@
-import type { MediaType } from '../common/media-type';
+import type { MediaType } from '../media-types/media-type';
 import type { RatingView } from './dto/rating-view.dto';
 
 export type RatingChangeKind = 'created' | 'updated' | 'deleted';

@@ -1,17 +1,8 @@
 import { Column, Entity, Index } from 'typeorm';
 import { CreatedAtColumn, DateTimeColumn } from '../database/columns';
-import { ENTRY_COLUMNS, entryColumnOptions } from './entry-columns';
+import { ENTRY_COLUMNS, entryColumnOptions } from '../media-types/entry-columns';
 import { EntryKey } from './entry-key';
-
-export const RATING_STATUSES = [
-  'ongoing',
-  'completed',
-  'on_hold',
-  'dropped',
-  'not_interested',
-  'bookmark',
-] as const;
-export type RatingStatus = (typeof RATING_STATUSES)[number];
+import type { RatingStatus } from '../media-types/rating-status';
 
 /**
  * The fields of an entry, each stored in the column that ENTRY_COLUMNS lists for it (in that

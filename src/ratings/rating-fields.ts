@@ -1,10 +1,10 @@
-import { article, type MediaType } from '../common/media-type';
+import { article, type MediaType } from '../media-types/media-type';
 import type { PutRatingDto } from './dto/put-rating.dto';
-import type { EntryFields } from './entry-columns';
-import { entryFieldsOfType } from './entry-mapping';
-import { byMediaType, DESCRIPTOR_LIST, type MediaTypeDescriptor } from './media-types';
+import type { EntryFields } from '../media-types/entry-columns';
+import { entryFieldsOfType } from '../media-types/entry-mapping';
+import { byMediaType, DESCRIPTOR_LIST, type MediaTypeDescriptor } from '../media-types';
 
-export type { EntryFields } from './entry-columns';
+export type { EntryFields } from '../media-types/entry-columns';
 
 /** API field name -> entity property, per media type, from the descriptors and ENTRY_COLUMNS. */
 const API_FIELDS = byMediaType((descriptor) =>

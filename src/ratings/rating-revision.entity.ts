@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { MediaType } from '../common/media-type';
+import type { MediaType } from '../media-types/media-type';
 
 /**
  * The last revision given to a write of the user's entries of one media type. Every write takes

@@ -1,9 +1,9 @@
-import type { MediaType } from '../common/media-type';
+import type { MediaType } from '../media-types/media-type';
 import { FieldError, ProblemException } from '../common/problem';
 import type { PutRatingDto } from './dto/put-rating.dto';
-import { ENTRY_COLUMNS, entryDefaults, type EntryColumn } from './entry-columns';
-import { entryFieldsOfType } from './entry-mapping';
-import { byMediaType, type CountRule, type MediaTypeDescriptor } from './media-types';
+import { ENTRY_COLUMNS, entryDefaults, type EntryColumn } from '../media-types/entry-columns';
+import { entryFieldsOfType } from '../media-types/entry-mapping';
+import { byMediaType, type CountRule, type MediaTypeDescriptor } from '../media-types';
 import { changesFrom, EntryFields } from './rating-fields';
 import { entryFieldsOf, TitleKey, TitleWithEntryRow } from './ratings.repository';
 

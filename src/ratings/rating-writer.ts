@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { MediaType } from '../common/media-type';
+import type { MediaType } from '../media-types/media-type';
 import { ProblemException } from '../common/problem';
 import { nowToTheSecond } from '../common/timestamps';
 import type { UsersService } from '../users/users.service';

@@ -26,7 +26,7 @@ import {
 import { CurrentUser, Scopes } from '../auth/auth.decorators';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { ApiValidationPipe } from '../common/api-validation.pipe';
-import { article, capitalized, type MediaType } from '../common/media-type';
+import { article, capitalized, type MediaType } from '../media-types/media-type';
 import { ProblemException } from '../common/problem';
 import { ConditionalRead } from '../conditional-reads/conditional-read.decorator';
 import { sendTaggedBody } from '../conditional-reads/reply';
@@ -37,7 +37,7 @@ import type { PutRatingDto } from './dto/put-rating.dto';
 import { SuccessView } from './dto/rating-view.dto';
 import { parseListOptions, withNextPageLink } from './list-options';
 import { RatingRequestGuard } from './rating-request.guard';
-import { DESCRIPTOR_LIST, type MediaTypeDescriptor } from './media-types';
+import { DESCRIPTOR_LIST, type MediaTypeDescriptor } from '../media-types';
 import { otherMediaFieldExplainer } from './rating-fields';
 import { RatingsService } from './ratings.service';
 import { CurrentTitleRef, TitleRef } from './title-ref';

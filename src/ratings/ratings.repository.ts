@@ -2,19 +2,19 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Title } from '../catalog/title.entity';
-import type { MediaType } from '../common/media-type';
+import type { MediaType } from '../media-types/media-type';
 import { rawIsoSeconds, sqlDateTime } from '../database/raw-values';
 import { selectArrays, selectFirst } from '../database/select-arrays';
 import { isSqlite } from '../database/transactions';
 import type { RatingView } from './dto/rating-view.dto';
-import { ENTRY_COLUMNS, type EntryFields } from './entry-columns';
+import { ENTRY_COLUMNS, type EntryFields } from '../media-types/entry-columns';
 import {
   columnValuesOf,
   compileRowToView,
   entryFieldsOfRow,
   entryFieldsOfType,
   type RowValues,
-} from './entry-mapping';
+} from '../media-types/entry-mapping';
 import { entryStatements } from './entry-statements';
 import {
   byMediaType,
@@ -22,13 +22,14 @@ import {
   type EntryViewOf,
   type PublicRatingViewOf,
   type RatingViewOf,
-} from './media-types';
-import type { ListTotals } from './media-types/statistics';
-import { RatingEntry, type RatingStatus } from './rating-entry.entity';
+} from '../media-types';
+import type { ListTotals } from '../media-types/statistics';
+import { RatingEntry } from './rating-entry.entity';
+import type { RatingStatus } from '../media-types/rating-status';
 import type { ListOptions, ListPage } from './list-options';
 import { PUBLIC_ENTRY_CONDITION, PUBLIC_VIEW_HIDDEN_FIELDS } from './public-view.policy';
 
-export type { RatingViewOf } from './media-types';
+export type { RatingViewOf } from '../media-types';
 
 /** How a route names a title: by its id, or by its external_id. */
 export interface TitleKey {

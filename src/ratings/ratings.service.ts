@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import type { MediaType } from '../common/media-type';
+import type { MediaType } from '../media-types/media-type';
 import { ProblemException } from '../common/problem';
 import { isSqlite, runTransaction } from '../database/transactions';
 import { UsersService } from '../users/users.service';
@@ -13,8 +13,8 @@ import { entryAfterPut, foundTitle } from './rating-rules';
 import { RatingWriteHooks } from './rating-write-hooks';
 import { RatingWriter, type WriteAuthor } from './rating-writer';
 import type { ListOptions, ListPage } from './list-options';
-import type { EntryView, EntryViewOf } from './media-types';
-import type { ListTotals } from './media-types/statistics';
+import type { EntryView, EntryViewOf } from '../media-types';
+import type { ListTotals } from '../media-types/statistics';
 import {
   ListState,
   RatingsRepository,

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { MEDIA_TYPES, type MediaType } from '../common/media-type';
+import { MEDIA_TYPES, type MediaType } from '../media-types/media-type';
 
 /** A position in one user's write history for one media type (contract §12). */
 export interface Cursor {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import type { MediaType } from '../common/media-type';
+import type { MediaType } from '../media-types/media-type';
 import { nowToTheSecond } from '../common/timestamps';
 import { sqlDateTime } from '../database/raw-values';
 import { isSqlite } from '../database/transactions';

@@ -12,11 +12,11 @@ import { CurrentUser, Scopes } from '../auth/auth.decorators';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { ConditionalRead } from '../conditional-reads/conditional-read.decorator';
 import { sendTaggedBody } from '../conditional-reads/reply';
-import { capitalized, type MediaType } from '../common/media-type';
+import { capitalized, type MediaType } from '../media-types/media-type';
 import { unknownMediaTypeController } from '../common/unknown-media-type.controller';
 import { ProblemException, PROBLEMS } from '../common/problem';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
-import { DESCRIPTOR_LIST, MEDIA_TYPE_DESCRIPTORS } from '../ratings/media-types';
+import { DESCRIPTOR_LIST, MEDIA_TYPE_DESCRIPTORS } from '../media-types';
 import { SyncService } from './sync.service';
 
 export const CHANGES_ENDPOINT = 'sync.changes';

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { MediaType } from '../common/media-type';
+import type { MediaType } from '../media-types/media-type';
 import { ProblemException, PROBLEMS } from '../common/problem';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';

@@ -3,7 +3,7 @@ import { ALL_SCOPES } from '../../src/auth/scopes';
 import { TokensService } from '../../src/auth/tokens.service';
 import type { TitleRecord } from '../../src/catalog/catalog-file';
 import { CatalogService } from '../../src/catalog/catalog.service';
-import type { MediaType } from '../../src/common/media-type';
+import type { MediaType } from '../../src/media-types/media-type';
 import type { User } from '../../src/users/user.entity';
 import { UsersService } from '../../src/users/users.service';
 import { api } from '../utils/test-app';

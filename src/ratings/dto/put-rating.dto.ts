@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsDefined, IsIn } from 'class-validator';
-import { RATING_STATUSES, RatingStatus } from '../rating-entry.entity';
+import { RATING_STATUSES, RatingStatus } from '../../media-types/rating-status';
 import {
   Count,
   IntRange,

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { RATING_STATUSES, RatingStatus } from '../rating-entry.entity';
+import { RATING_STATUSES, RatingStatus } from '../../media-types/rating-status';
 
 /** An entry as read (contract §7): fields shared by anime and manga. */
 export abstract class RatingView {

@@ -1,5 +1,5 @@
 import type { ColumnOptions } from 'typeorm';
-import type { RatingEntry } from './rating-entry.entity';
+import type { RatingEntry } from '../ratings/rating-entry.entity';
 
 /** An entry's written fields: what a PUT sets, besides the keys, timestamps and revision. */
 export type EntryFields = Omit<

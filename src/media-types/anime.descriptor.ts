@@ -1,8 +1,8 @@
-import { rawInteger } from '../../database/raw-values';
-import { AnimeStatistics } from '../../profile/profile.dto';
-import { PublicAnimeRatingView } from '../dto/public-rating-view.dto';
-import { PutAnimeRatingDto } from '../dto/put-rating.dto';
-import { AnimeRatingView } from '../dto/rating-view.dto';
+import { rawInteger } from '../database/raw-values';
+import { AnimeStatistics } from '../profile/profile.dto';
+import { PublicAnimeRatingView } from '../ratings/dto/public-rating-view.dto';
+import { PutAnimeRatingDto } from '../ratings/dto/put-rating.dto';
+import { AnimeRatingView } from '../ratings/dto/rating-view.dto';
 import { sharedStatistics } from './statistics';
 import type { MediaTypeDescriptor } from './media-type.descriptor';
 

@@ -6,9 +6,9 @@ import {
   entryFieldsOfRow,
   entryFieldsOfType,
 } from './entry-mapping';
-import { entryStatements } from './entry-statements';
-import { ANIME } from './media-types/anime.descriptor';
-import { RatingEntry } from './rating-entry.entity';
+import { entryStatements } from '../ratings/entry-statements';
+import { ANIME } from './anime.descriptor';
+import { RatingEntry } from '../ratings/rating-entry.entity';
 
 describe('ENTRY_COLUMNS', () => {
   it('lists every field the entity declares (and nothing else), each a column by its database name', () => {

@@ -1,7 +1,7 @@
-import { MEDIA_TYPES, type MediaType } from '../../common/media-type';
+import { MEDIA_TYPES, type MediaType } from './media-type';
 import { ANIME } from './anime.descriptor';
 import { MANGA } from './manga.descriptor';
-import type { PublicViewOf } from '../public-view.policy';
+import type { PublicViewOf } from '../ratings/public-view.policy';
 import type { MediaTypeDescriptor } from './media-type.descriptor';
 
 /** Every media type's descriptor; the compiler asks for one per name in MEDIA_TYPES. */

@@ -1,6 +1,6 @@
 import { rawBoolean, rawIsoSeconds } from '../database/raw-values';
 import { ENTRY_COLUMNS, type EntryColumn, type EntryFields } from './entry-columns';
-import type { MediaTypeDescriptor } from './media-types';
+import type { MediaTypeDescriptor } from '.';
 
 /** A field of a media type's entries: its API name and the column it is stored in. */
 export interface EntryField {

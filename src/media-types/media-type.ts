@@ -1,4 +1,4 @@
-import { ProblemException } from './problem';
+import { ProblemException } from '../common/problem';
 
 export const MEDIA_TYPES = ['anime', 'manga'] as const;
 export type MediaType = (typeof MEDIA_TYPES)[number];

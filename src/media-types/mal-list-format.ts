@@ -1,4 +1,4 @@
-import type { RatingStatus } from '../ratings/rating-entry.entity';
+import type { RatingStatus } from './rating-status';
 
 export type ExportedStatus = Exclude<RatingStatus, 'not_interested'>;
 

@@ -1,5 +1,5 @@
-import { rawInteger } from '../../database/raw-values';
-import type { MediaType } from '../../common/media-type';
+import { rawInteger } from '../database/raw-values';
+import type { MediaType } from './media-type';
 
 /** Sums over one media type of a user's entries: the inputs of the profile statistics (§8). */
 export interface ListTotals {

@@ -1,8 +1,8 @@
 import type { Type } from '@nestjs/common';
-import type { MediaType } from '../../common/media-type';
-import type { MalListFormat } from '../../mal-lists/mal-list-format';
-import type { PutRatingDto } from '../dto/put-rating.dto';
-import type { RatingView } from '../dto/rating-view.dto';
+import type { MediaType } from './media-type';
+import type { MalListFormat } from './mal-list-format';
+import type { PutRatingDto } from '../ratings/dto/put-rating.dto';
+import type { RatingView } from '../ratings/dto/rating-view.dto';
 import type { ListTotals } from './statistics';
 
 /** A count of the catalog's titles (a column of `titles`). */

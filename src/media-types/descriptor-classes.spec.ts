@@ -1,7 +1,7 @@
 import { DECORATORS } from '@nestjs/swagger';
 import { getMetadataStorage } from 'class-validator';
-import { entryFieldsOfType } from '../entry-mapping';
-import { PUBLIC_VIEW_HIDDEN_FIELDS } from '../public-view.policy';
+import { entryFieldsOfType } from './entry-mapping';
+import { PUBLIC_VIEW_HIDDEN_FIELDS } from '../ratings/public-view.policy';
 import { DESCRIPTOR_LIST } from '.';
 
 // The DTO and view classes of a media type are written by hand (their decorators carry the rules

@@ -1,8 +1,8 @@
-import { rawInteger } from '../../database/raw-values';
-import { MangaStatistics } from '../../profile/profile.dto';
-import { PublicMangaRatingView } from '../dto/public-rating-view.dto';
-import { PutMangaRatingDto } from '../dto/put-rating.dto';
-import { MangaRatingView } from '../dto/rating-view.dto';
+import { rawInteger } from '../database/raw-values';
+import { MangaStatistics } from '../profile/profile.dto';
+import { PublicMangaRatingView } from '../ratings/dto/public-rating-view.dto';
+import { PutMangaRatingDto } from '../ratings/dto/put-rating.dto';
+import { MangaRatingView } from '../ratings/dto/rating-view.dto';
 import { sharedStatistics } from './statistics';
 import type { MediaTypeDescriptor } from './media-type.descriptor';
 
