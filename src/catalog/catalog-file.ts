@@ -1,10 +1,5 @@
 import { isMediaType, mediaTypeChoices, type MediaType } from '../media-types/media-type';
-import {
-  byMediaType,
-  DESCRIPTOR_LIST,
-  MEDIA_TYPE_DESCRIPTORS,
-  type TitleCount,
-} from '../media-types';
+import { byMediaType, DESCRIPTOR_LIST, descriptorOf, type TitleCount } from '../media-types';
 
 /** One title as the import file and the database hold it (contract §1). */
 export interface TitleRecord {
@@ -116,7 +111,7 @@ function parseRecord(raw: unknown, where: string): TitleRecord {
     chapters: null,
     volumes: null,
   };
-  for (const property of MEDIA_TYPE_DESCRIPTORS[mediaType].catalogCounts) {
+  for (const property of descriptorOf(mediaType).catalogCounts) {
     parsed[property] = count(COUNT_FIELDS[property]);
   }
   return parsed;

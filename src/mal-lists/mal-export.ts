@@ -1,5 +1,5 @@
 import type { MediaType } from '../media-types/media-type';
-import type { RatingView } from '../ratings/dto/rating-view.dto';
+import type { RatingView } from '../media-types';
 import type { TitleCounts } from '../ratings/ratings.repository';
 import {
   CDATA_ELEMENTS,

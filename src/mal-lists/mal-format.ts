@@ -1,6 +1,6 @@
 import { assertNever } from '../common/assert-never';
 import type { MediaType } from '../media-types/media-type';
-import { DESCRIPTOR_LIST, MEDIA_TYPE_DESCRIPTORS } from '../media-types';
+import { DESCRIPTOR_LIST, descriptorOf } from '../media-types';
 import type { RatingStatus } from '../media-types/rating-status';
 import type { ExportedStatus, MalListFormat } from '../media-types/mal-list-format';
 
@@ -11,7 +11,7 @@ export const MAL_LIST_TYPES: readonly { mediaType: MediaType; format: MalListFor
   );
 
 export function malFormatOf(mediaType: MediaType): MalListFormat {
-  const format = MEDIA_TYPE_DESCRIPTORS[mediaType].mal;
+  const format = descriptorOf(mediaType).mal;
   if (!format) throw new Error(`MyAnimeList has no ${mediaType} lists`);
   return format;
 }

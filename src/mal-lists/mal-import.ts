@@ -1,6 +1,6 @@
 import type { MediaType } from '../media-types/media-type';
 import { isCalendarDate } from '../ratings/dto/validation-decorators';
-import { MAX_NOTES_LENGTH } from '../ratings/dto/put-rating.dto';
+import { MAX_NOTES_LENGTH } from '../media-types/entry-columns';
 import type { RatingStatus } from '../media-types/rating-status';
 import { desireOfMal, malFormatOf, NO_DATE, priorityOfMal, statusOfMal } from './mal-format';
 import type { MalElement } from './mal-xml-reader';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { MediaType } from '../media-types/media-type';
 import { ProblemException, PROBLEMS } from '../common/problem';
-import type { PutRatingDto } from '../ratings/dto/put-rating.dto';
+import type { PutRatingDto } from '../ratings/dto/entry-classes';
 import { entryAfterPut } from '../ratings/rating-rules';
 import { entryFieldsOf } from '../ratings/ratings.repository';
 import { RatingsService, TitleWithEntryRow } from '../ratings/ratings.service';

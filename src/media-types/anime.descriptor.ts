@@ -1,19 +1,21 @@
 import { rawInteger } from '../database/raw-values';
-import { AnimeStatistics } from '../profile/profile.dto';
-import { PublicAnimeRatingView } from '../ratings/dto/public-rating-view.dto';
-import { PutAnimeRatingDto } from '../ratings/dto/put-rating.dto';
-import { AnimeRatingView } from '../ratings/dto/rating-view.dto';
-import { sharedStatistics } from './statistics';
 import type { MediaTypeDescriptor } from './media-type.descriptor';
 
-export const ANIME: MediaTypeDescriptor<'anime', AnimeRatingView, AnimeStatistics> = {
+export const ANIME = {
   name: 'anime',
   scope: 'ratings.anime',
   ownFields: {
-    episodes_watched: 'episodes_watched',
-    is_rewatching: 'is_repeating',
-    times_rewatched: 'times_repeated',
-    rewatch_desire: 'repeat_desire',
+    episodes_watched: {
+      column: 'episodes_watched',
+      description:
+        "Episodes watched: at most the title's episode count when known, else at most 100000.",
+    },
+    is_rewatching: { column: 'is_repeating', description: 'Currently rewatching.' },
+    times_rewatched: { column: 'times_repeated', description: 'Number of rewatches.' },
+    rewatch_desire: {
+      column: 'repeat_desire',
+      description: '0 = no interest … 5 = very high interest.',
+    },
   },
   counts: [
     {
@@ -24,7 +26,6 @@ export const ANIME: MediaTypeDescriptor<'anime', AnimeRatingView, AnimeStatistic
     },
   ],
   catalogCounts: ['episodes', 'episodeMinutes'],
-  putDto: PutAnimeRatingDto,
   putExample: {
     status: 'completed',
     public_rating: 9,
@@ -35,16 +36,29 @@ export const ANIME: MediaTypeDescriptor<'anime', AnimeRatingView, AnimeStatistic
     end_date: '2024-03-30',
     notes: 'Rewatch the Promised Day arc',
   },
-  view: AnimeRatingView,
-  publicView: PublicAnimeRatingView,
+  // The examples are the README's profile: every anime title has 24-minute episodes (120 × 24),
+  // and scores of 85 and 70 average to 78.
   statistics: {
-    view: AnimeStatistics,
-    of: (row) => ({
-      ...sharedStatistics(row, 'watching'),
-      episodes: rawInteger(row?.episodes),
-      rewatched: rawInteger(row?.repeats),
-      media_minutes: rawInteger(row?.episode_minutes),
-    }),
+    verb: 'watch',
+    ongoing: 'watching',
+    examples: [1, 3, 0, 1, 2, 78],
+    sums: {
+      episodes: {
+        description: 'Sum of episodes_watched',
+        example: 120,
+        of: (row) => rawInteger(row?.episodes),
+      },
+      rewatched: {
+        description: 'Sum of times_rewatched',
+        example: 1,
+        of: (row) => rawInteger(row?.repeats),
+      },
+      media_minutes: {
+        description: "Sum of episodes_watched × the title's episode_minutes (24 when unknown)",
+        example: 2880,
+        of: (row) => rawInteger(row?.episode_minutes),
+      },
+    },
   },
   mal: {
     exportType: 1,
@@ -94,4 +108,4 @@ export const ANIME: MediaTypeDescriptor<'anime', AnimeRatingView, AnimeStatistic
     fixed: { series_type: '', my_rated: '', my_storage_value: 0, my_rewatching_ep: 0 },
     cdata: [],
   },
-};
+} as const satisfies MediaTypeDescriptor<'anime'>;

@@ -17,7 +17,7 @@ export function entryFieldsOfType(
   columns: readonly EntryColumn[] = ENTRY_COLUMNS,
 ): EntryField[] {
   const nameOf = new Map<string, string>();
-  for (const [name, column] of Object.entries(descriptor.ownFields)) {
+  for (const [name, { column }] of Object.entries(descriptor.ownFields)) {
     if (!columns.some((c) => c.column === column && c.kind === 'own')) {
       throw new Error(`${descriptor.name}.${name}: "${column}" is not an own column of entries`);
     }
@@ -85,7 +85,7 @@ export function columnValuesOf(
   columns: readonly EntryColumn[] = ENTRY_COLUMNS,
 ): (string | number | null)[] {
   return columns.map(({ property }) => {
-    const value = fields[property];
+    const value = (fields as Record<string, string | number | boolean | null>)[property];
     return typeof value === 'boolean' ? (value ? 1 : 0) : value;
   });
 }

@@ -1,31 +1,35 @@
 import { rawInteger } from '../database/raw-values';
-import { MangaStatistics } from '../profile/profile.dto';
-import { PublicMangaRatingView } from '../ratings/dto/public-rating-view.dto';
-import { PutMangaRatingDto } from '../ratings/dto/put-rating.dto';
-import { MangaRatingView } from '../ratings/dto/rating-view.dto';
-import { sharedStatistics } from './statistics';
 import type { MediaTypeDescriptor } from './media-type.descriptor';
 
 /** Reading time per chapter and per volume in the profile's media_minutes (contract §8). */
 const MINUTES_PER_CHAPTER = 8;
 const MINUTES_PER_VOLUME = 72;
 
-export const MANGA: MediaTypeDescriptor<'manga', MangaRatingView, MangaStatistics> = {
+export const MANGA = {
   name: 'manga',
   scope: 'ratings.manga',
   ownFields: {
-    chapters_read: 'chapters_read',
-    volumes_read: 'volumes_read',
-    is_rereading: 'is_repeating',
-    times_reread: 'times_repeated',
-    reread_desire: 'repeat_desire',
+    chapters_read: {
+      column: 'chapters_read',
+      description:
+        "Chapters read: at most the title's chapter count when known, else at most 100000.",
+    },
+    volumes_read: {
+      column: 'volumes_read',
+      description: "Volumes read: at most the title's volume count when known, else at most 10000.",
+    },
+    is_rereading: { column: 'is_repeating', description: 'Currently rereading.' },
+    times_reread: { column: 'times_repeated', description: 'Number of rereads.' },
+    reread_desire: {
+      column: 'repeat_desire',
+      description: '0 = no interest … 5 = very high interest.',
+    },
   },
   counts: [
     { field: 'chapters_read', titleCount: 'chapters', what: 'chapter count', unknownCap: 100000 },
     { field: 'volumes_read', titleCount: 'volumes', what: 'volume count', unknownCap: 10000 },
   ],
   catalogCounts: ['chapters', 'volumes'],
-  putDto: PutMangaRatingDto,
   putExample: {
     status: 'ongoing',
     public_rating: 8,
@@ -34,20 +38,34 @@ export const MANGA: MediaTypeDescriptor<'manga', MangaRatingView, MangaStatistic
     is_rereading: false,
     priority: 2,
   },
-  view: MangaRatingView,
-  publicView: PublicMangaRatingView,
+  // The examples are the README's profile: 8 × 200 + 72 × 20 minutes.
   statistics: {
-    view: MangaStatistics,
-    of: (row) => {
-      const chapters = rawInteger(row?.chapters);
-      const volumes = rawInteger(row?.volumes);
-      return {
-        ...sharedStatistics(row, 'reading'),
-        chapters,
-        volumes,
-        reread: rawInteger(row?.repeats),
-        media_minutes: MINUTES_PER_CHAPTER * chapters + MINUTES_PER_VOLUME * volumes,
-      };
+    verb: 'read',
+    ongoing: 'reading',
+    examples: [1, 1, 0, 0, 0, 80],
+    sums: {
+      chapters: {
+        description: 'Sum of chapters_read',
+        example: 200,
+        of: (row) => rawInteger(row?.chapters),
+      },
+      volumes: {
+        description: 'Sum of volumes_read',
+        example: 20,
+        of: (row) => rawInteger(row?.volumes),
+      },
+      reread: {
+        description: 'Sum of times_reread',
+        example: 0,
+        of: (row) => rawInteger(row?.repeats),
+      },
+      media_minutes: {
+        description: `${MINUTES_PER_CHAPTER} × chapters + ${MINUTES_PER_VOLUME} × volumes`,
+        example: 3040,
+        of: (row) =>
+          MINUTES_PER_CHAPTER * rawInteger(row?.chapters) +
+          MINUTES_PER_VOLUME * rawInteger(row?.volumes),
+      },
     },
   },
   mal: {
@@ -101,4 +119,4 @@ export const MANGA: MediaTypeDescriptor<'manga', MangaRatingView, MangaStatistic
     fixed: { my_scanalation_group: '', my_retail_volumes: 0 },
     cdata: ['my_scanalation_group'],
   },
-};
+} as const satisfies MediaTypeDescriptor<'manga'>;

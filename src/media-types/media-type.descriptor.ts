@@ -1,10 +1,6 @@
-import type { Type } from '@nestjs/common';
-import type { MediaType } from './media-type';
+import type { OwnColumnName } from './entry-columns';
 import type { MalListFormat } from './mal-list-format';
-import type { PutRatingDto } from '../ratings/dto/put-rating.dto';
-import type { RatingView } from '../ratings/dto/rating-view.dto';
 import type { ListTotals } from './statistics';
-
 /** A count of the catalog's titles (a column of `titles`). */
 export type TitleCount = 'episodes' | 'episodeMinutes' | 'chapters' | 'volumes';
 
@@ -21,41 +17,57 @@ export interface CountRule {
   readonly unknownCap: number;
 }
 
+/** A field of a media type's own: the `own` column it is stored in, and what the API says of it. */
+export interface OwnField {
+  readonly column: OwnColumnName;
+  readonly description: string;
+}
+
+/** A number of a media type's profile statistics beyond the shared ones (contract §8). */
+export interface StatisticsSum {
+  readonly description: string;
+  /** The OpenAPI example (the README's profile). */
+  readonly example: number;
+  readonly of: (totals: ListTotals | undefined) => number;
+}
+
 /**
- * Everything that differs between media types, as data: the routes, DTOs, rules, views, catalog
- * file, profile statistics and MyAnimeList mapping are driven by it. A new media type is a new
- * descriptor (registered in MEDIA_TYPE_DESCRIPTORS), its DTO and view classes, and a migration
- * for any column it adds. The classes are written by hand for their rules and OpenAPI text;
- * descriptor-classes.spec.ts fails when their fields differ from the descriptor's.
+ * Everything that differs between media types, as data: the routes, the PUT body, the views and
+ * their OpenAPI schemas, the rules, the catalog file, the profile statistics and the MyAnimeList
+ * mapping are made from it. A new media type is a new descriptor registered in
+ * MEDIA_TYPE_DESCRIPTORS, and a migration (README "Extending").
  */
-export interface MediaTypeDescriptor<
-  M extends MediaType = MediaType,
-  V extends RatingView = RatingView,
-  S = unknown,
-> {
+export interface MediaTypeDescriptor<M extends string = string> {
   readonly name: M;
   /** The OAuth scope of the type's routes. */
   readonly scope: `ratings.${M}`;
   /**
-   * The type's own fields: API name -> the `own` column of ENTRY_COLUMNS it is stored in. The
-   * shared columns are every type's fields under their own names.
+   * The type's own fields, in the order of their columns: API name -> the `own` column of
+   * ENTRY_COLUMNS it is stored in. The shared columns are every type's fields under their own
+   * names.
    */
-  readonly ownFields: Readonly<Record<string, string>>;
+  readonly ownFields: Readonly<Record<string, OwnField>>;
   readonly counts: readonly CountRule[];
   /** The counts the catalog knows of the type's titles (the catalog file's fields for them). */
   readonly catalogCounts: readonly TitleCount[];
-  /** The PUT body, with class-validator rules and OpenAPI schema (dto/). */
-  readonly putDto: Type<PutRatingDto>;
   /** The OpenAPI example of a PUT body. */
   readonly putExample: Readonly<Record<string, unknown>>;
-  /** An entry as read (dto/); its fields are those the descriptor gives it. */
-  readonly view: Type<V>;
-  /** Another user's view of a visible entry (dto/). */
-  readonly publicView: Type<unknown>;
-  /** The profile's statistics of the type (contract §8): their schema and formula. */
+  /** The profile's statistics of the type (contract §8): the shared ones, then its sums. */
   readonly statistics: {
-    readonly view: Type<S>;
-    readonly of: (totals: ListTotals | undefined) => S;
+    /** The verb of the type: "watch" (planned to watch). */
+    readonly verb: string;
+    /** The key of the ongoing count: "watching". */
+    readonly ongoing: string;
+    /** OpenAPI examples of the shared numbers, in their order (the README's profile). */
+    readonly examples: readonly [
+      ongoing: number,
+      completed: number,
+      onHold: number,
+      dropped: number,
+      bookmark: number,
+      average: number,
+    ];
+    readonly sums: Readonly<Record<string, StatisticsSum>>;
   };
   /** The MyAnimeList XML export format of the type's lists; null when MyAnimeList has none. */
   readonly mal: MalListFormat | null;

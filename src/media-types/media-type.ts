@@ -3,13 +3,16 @@ import { ProblemException } from '../common/problem';
 export const MEDIA_TYPES = ['anime', 'manga'] as const;
 export type MediaType = (typeof MEDIA_TYPES)[number];
 
-/** `Anime`, `Manga`: for operation ids and schema names. */
-export function capitalized(mediaType: MediaType): string {
-  return `${mediaType[0].toUpperCase()}${mediaType.slice(1)}`;
+/** `Anime`, `Manga`, `LightNovel`: for operation ids and schema names. */
+export function capitalized(mediaType: string): string {
+  return mediaType
+    .split('_')
+    .map((word) => `${word[0].toUpperCase()}${word.slice(1)}`)
+    .join('');
 }
 
 /** The indefinite article before the media type's name: "an anime", "a manga". */
-export function article(mediaType: MediaType): 'a' | 'an' {
+export function article(mediaType: string): 'a' | 'an' {
   return /^[aeiou]/.test(mediaType) ? 'an' : 'a';
 }
 

@@ -1,4 +1,5 @@
 import { rawInteger } from '../database/raw-values';
+import type { MediaTypeDescriptor } from './media-type.descriptor';
 import type { MediaType } from './media-type';
 
 /** Sums over one media type of a user's entries: the inputs of the profile statistics (§8). */
@@ -44,4 +45,16 @@ export function sharedStatistics<Ongoing extends string>(
     bookmark: rawInteger(row?.bookmark),
     average: averageScore(row),
   };
+}
+
+/** The profile's statistics of the media type (contract §8): the shared numbers, then its sums. */
+export function statisticsOf<D extends MediaTypeDescriptor>(
+  descriptor: D,
+  row: ListTotals | undefined,
+): Record<string, number> {
+  const statistics: Record<string, number> = sharedStatistics(row, descriptor.statistics.ongoing);
+  for (const [name, sum] of Object.entries(descriptor.statistics.sums)) {
+    statistics[name] = sum.of(row);
+  }
+  return statistics;
 }

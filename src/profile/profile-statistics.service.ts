@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { byMediaType } from '../media-types';
+import { statisticsOf } from '../media-types/statistics';
 import { RatingsService } from '../ratings/ratings.service';
 import type { User } from '../users/user.entity';
 import type { ProfileStatistics } from './profile.dto';
@@ -62,7 +63,10 @@ export class ProfileStatisticsService {
       defaultEpisodeMinutes: DEFAULT_EPISODE_MINUTES,
     });
     return byMediaType((descriptor) =>
-      descriptor.statistics.of(rows.find((row) => row.media_type === descriptor.name)),
+      statisticsOf(
+        descriptor,
+        rows.find((row) => row.media_type === descriptor.name),
+      ),
     ) as ProfileStatistics;
   }
 }

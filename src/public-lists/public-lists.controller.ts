@@ -11,6 +11,7 @@ import { RateLimited } from '../rate-limit/rate-limited.decorator';
 import { ListOptionsDocs } from '../ratings/list-options.docs';
 import { parseListOptions, withNextPageLink } from '../ratings/list-options';
 import { DESCRIPTOR_LIST } from '../media-types';
+import { PUBLIC_VIEWS } from '../ratings/dto/entry-classes';
 import { RatingsService } from '../ratings/ratings.service';
 import { UsersService } from '../users/users.service';
 import { PUBLIC_ENDPOINTS } from './public-lists.errors';
@@ -81,7 +82,7 @@ function publicListControllerFor<M extends MediaType>(
 }
 
 export const PUBLIC_LIST_CONTROLLERS = DESCRIPTOR_LIST.map((descriptor) =>
-  publicListControllerFor(descriptor.name, descriptor.scope, descriptor.publicView),
+  publicListControllerFor(descriptor.name, descriptor.scope, PUBLIC_VIEWS[descriptor.name]),
 );
 
 export const PublicListUnknownMediaTypeController = unknownMediaTypeController(

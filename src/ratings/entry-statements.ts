@@ -1,5 +1,8 @@
 import { ENTRY_COLUMNS, type EntryColumn } from '../media-types/entry-columns';
-import { PUBLIC_ENTRY_CONDITION, PUBLIC_VIEW_HIDDEN_FIELDS } from './public-view.policy';
+import {
+  PUBLIC_ENTRY_CONDITION,
+  PUBLIC_VIEW_HIDDEN_FIELDS,
+} from '../media-types/public-view.policy';
 
 type Dialect = 'sqlite' | 'mysql';
 

@@ -1,5 +1,5 @@
 import type { MediaType } from '../media-types/media-type';
-import type { RatingView } from './dto/rating-view.dto';
+import type { RatingView } from '../media-types';
 
 export type RatingChangeKind = 'created' | 'updated' | 'deleted';
 

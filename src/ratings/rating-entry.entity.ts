@@ -1,30 +1,18 @@
 import { Column, Entity, Index } from 'typeorm';
 import { CreatedAtColumn, DateTimeColumn } from '../database/columns';
-import { ENTRY_COLUMNS, entryColumnOptions } from '../media-types/entry-columns';
+import { ENTRY_COLUMNS, entryColumnOptions, type EntryFields } from '../media-types/entry-columns';
 import { EntryKey } from './entry-key';
-import type { RatingStatus } from '../media-types/rating-status';
 
 /**
  * The fields of an entry, each stored in the column that ENTRY_COLUMNS lists for it (in that
- * order: the columns of every entry statement).
+ * order: the columns of every entry statement). The properties are declared by that list
+ * (EntryFields), through the interface of the same name below: a field is added in one place.
  */
-abstract class EntryFieldColumns extends EntryKey {
-  status: RatingStatus;
-  isVisible: boolean;
-  publicRating: number;
-  publicFraction: number;
-  personalRating: number;
-  episodesWatched: number;
-  chaptersRead: number;
-  volumesRead: number;
-  startDate: string | null;
-  endDate: string | null;
-  isRepeating: boolean;
-  timesRepeated: number;
-  repeatDesire: number;
-  notes: string;
-  priority: number;
-}
+/* eslint-disable @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type --
+   the interface only declares the properties whose columns the loop below adds to the class */
+abstract class EntryFieldColumns extends EntryKey {}
+interface EntryFieldColumns extends EntryFields {}
+/* eslint-enable @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type */
 for (const entry of ENTRY_COLUMNS) {
   Column(entryColumnOptions(entry))(EntryFieldColumns.prototype, entry.property);
 }

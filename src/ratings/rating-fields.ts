@@ -1,5 +1,5 @@
 import { article, type MediaType } from '../media-types/media-type';
-import type { PutRatingDto } from './dto/put-rating.dto';
+import type { PutRatingDto } from './dto/entry-classes';
 import type { EntryFields } from '../media-types/entry-columns';
 import { entryFieldsOfType } from '../media-types/entry-mapping';
 import { byMediaType, DESCRIPTOR_LIST, type MediaTypeDescriptor } from '../media-types';
@@ -31,7 +31,7 @@ export function otherMediaFieldExplainer(
 ) {
   const mediaType = descriptor.name;
   const own = new Set(entryFieldsOfType(descriptor).map(({ name }) => name));
-  const others = new Map<string, MediaType[]>();
+  const others = new Map<string, string[]>();
   for (const other of all) {
     if (other.name === mediaType) continue;
     for (const { name } of entryFieldsOfType(other)) {

@@ -1,6 +1,6 @@
 import type { MediaType } from '../media-types/media-type';
 import { FieldError, ProblemException } from '../common/problem';
-import type { PutRatingDto } from './dto/put-rating.dto';
+import type { PutRatingDto } from './dto/entry-classes';
 import { ENTRY_COLUMNS, entryDefaults, type EntryColumn } from '../media-types/entry-columns';
 import { entryFieldsOfType } from '../media-types/entry-mapping';
 import { byMediaType, type CountRule, type MediaTypeDescriptor } from '../media-types';
@@ -55,7 +55,7 @@ export function countChecksOf(
   return descriptor.counts.map((rule) => {
     const field = fields.find(({ name }) => name === rule.field);
     if (!field) throw new Error(`${descriptor.name}: the count ${rule.field} is not a field`);
-    return { ...rule, property: field.column.property };
+    return { ...rule, property: field.column.property as keyof EntryFields };
   });
 }
 

@@ -3,11 +3,11 @@ import type { MediaType } from '../media-types/media-type';
 import { ProblemException } from '../common/problem';
 import { nowToTheSecond } from '../common/timestamps';
 import type { UsersService } from '../users/users.service';
-import type { PutRatingDto } from './dto/put-rating.dto';
+import type { PutRatingDto } from './dto/entry-classes';
 import type { RatingChange } from './rating-change';
 import { entryAfterPut, foundTitle } from './rating-rules';
 import type { RatingWriteHooks } from './rating-write-hooks';
-import { changesPublicView } from './public-view.policy';
+import { changesPublicView } from '../media-types/public-view.policy';
 import { RatingsRepository, TitleKey, viewOfRow, viewOfWritten } from './ratings.repository';
 
 /** The user a batch of writes is made for, when the caller knows it: a request's principal. */

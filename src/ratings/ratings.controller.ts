@@ -33,7 +33,7 @@ import { sendTaggedBody } from '../conditional-reads/reply';
 import { VersionedReads } from '../conditional-reads/versioned-reads';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
 import { ListOptionsDocs } from './list-options.docs';
-import type { PutRatingDto } from './dto/put-rating.dto';
+import { PUT_DTOS, VIEWS, type PutRatingDto } from './dto/entry-classes';
 import { SuccessView } from './dto/rating-view.dto';
 import { parseListOptions, withNextPageLink } from './list-options';
 import { RatingRequestGuard } from './rating-request.guard';
@@ -79,7 +79,9 @@ function TitleRefDocs(notFound: string, badRequest = 'Invalid id or query value'
  * UnknownMediaTypeController.
  */
 function ratingsControllerFor<M extends MediaType>(descriptor: MediaTypeDescriptor<M>) {
-  const { name: mediaType, putDto, view, putExample } = descriptor;
+  const { name: mediaType, putExample } = descriptor;
+  const putDto = PUT_DTOS[mediaType];
+  const view = VIEWS[mediaType];
   const Media = capitalized(mediaType);
   const bodyPipe = new ApiValidationPipe({
     expectedType: putDto,

@@ -6,7 +6,7 @@ import type { MediaType } from '../media-types/media-type';
 import { rawIsoSeconds, sqlDateTime } from '../database/raw-values';
 import { selectArrays, selectFirst } from '../database/select-arrays';
 import { isSqlite } from '../database/transactions';
-import type { RatingView } from './dto/rating-view.dto';
+import type { RatingView } from '../media-types';
 import { ENTRY_COLUMNS, type EntryFields } from '../media-types/entry-columns';
 import {
   columnValuesOf,
@@ -27,7 +27,10 @@ import type { ListTotals } from '../media-types/statistics';
 import { RatingEntry } from './rating-entry.entity';
 import type { RatingStatus } from '../media-types/rating-status';
 import type { ListOptions, ListPage } from './list-options';
-import { PUBLIC_ENTRY_CONDITION, PUBLIC_VIEW_HIDDEN_FIELDS } from './public-view.policy';
+import {
+  PUBLIC_ENTRY_CONDITION,
+  PUBLIC_VIEW_HIDDEN_FIELDS,
+} from '../media-types/public-view.policy';
 
 export type { RatingViewOf } from '../media-types';
 

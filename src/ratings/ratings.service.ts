@@ -6,7 +6,7 @@ import type { MediaType } from '../media-types/media-type';
 import { ProblemException } from '../common/problem';
 import { isSqlite, runTransaction } from '../database/transactions';
 import { UsersService } from '../users/users.service';
-import type { PutRatingDto } from './dto/put-rating.dto';
+import type { PutRatingDto } from './dto/entry-classes';
 import { RATING_CHANGED_EVENT, RatingChange } from './rating-change';
 import { RatingRevision } from './rating-revision.entity';
 import { entryAfterPut, foundTitle } from './rating-rules';

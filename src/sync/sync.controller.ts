@@ -16,7 +16,8 @@ import { capitalized, type MediaType } from '../media-types/media-type';
 import { unknownMediaTypeController } from '../common/unknown-media-type.controller';
 import { ProblemException, PROBLEMS } from '../common/problem';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
-import { DESCRIPTOR_LIST, MEDIA_TYPE_DESCRIPTORS } from '../media-types';
+import { DESCRIPTOR_LIST, descriptorOf } from '../media-types';
+import { VIEWS } from '../ratings/dto/entry-classes';
 import { SyncService } from './sync.service';
 
 export const CHANGES_ENDPOINT = 'sync.changes';
@@ -81,7 +82,7 @@ function parseSince(raw: unknown): string | undefined {
 function changesControllerFor<M extends MediaType>(mediaType: M, entry: Type<unknown>) {
   @ApiTags(`${mediaType} ratings`)
   @Controller(`v1/my/${mediaType}`)
-  @Scopes(MEDIA_TYPE_DESCRIPTORS[mediaType].scope)
+  @Scopes(descriptorOf(mediaType).scope)
   class ChangesController {
     constructor(readonly sync: SyncService) {}
 
@@ -140,7 +141,7 @@ function changesControllerFor<M extends MediaType>(mediaType: M, entry: Type<unk
 }
 
 export const CHANGES_CONTROLLERS = DESCRIPTOR_LIST.map((descriptor) =>
-  changesControllerFor(descriptor.name, descriptor.view),
+  changesControllerFor(descriptor.name, VIEWS[descriptor.name]),
 );
 
 export const UnknownMediaTypeChangesController = unknownMediaTypeController('v1/my/:mediaType', {

@@ -1,5 +1,7 @@
-import type { AnimeRatingView } from './dto/rating-view.dto';
+import type { RatingViewOf } from '.';
 import { changesPublicView, publicEntryView } from './public-view.policy';
+
+type AnimeRatingView = RatingViewOf<'anime'>;
 
 const ENTRY: AnimeRatingView = {
   id: 12,

@@ -1,4 +1,4 @@
-import type { RatingView } from './dto/rating-view.dto';
+import type { RatingView } from './rating-view';
 
 /**
  * What a reader who is not the owner may see of a user's list (contract §18), decided here and
