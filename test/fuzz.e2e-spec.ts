@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { createUserWithToken, importTitles, anime, manga } from './factories';
 import { exchange } from './utils/raw-http';
 import { createTestApp, resetDatabase, USER_AGENT } from './utils/test-app';
+import { putFieldNames } from './utils/entry-keys';
 
 /**
  * Generated requests against the real app on the run's database: whatever a client sends, the
@@ -15,27 +16,7 @@ import { createTestApp, resetDatabase, USER_AGENT } from './utils/test-app';
 const RUNS = 5000;
 const WORKERS = 4;
 
-const FIELDS = [
-  'status',
-  'is_visible',
-  'public_rating',
-  'public_fraction',
-  'personal_rating',
-  'episodes_watched',
-  'chapters_read',
-  'volumes_read',
-  'start_date',
-  'end_date',
-  'is_rewatching',
-  'is_rereading',
-  'times_rewatched',
-  'times_reread',
-  'rewatch_desire',
-  'reread_desire',
-  'notes',
-  'priority',
-  'touch',
-];
+const FIELDS = putFieldNames();
 const ODD_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '', 'id'];
 const STATUSES = ['ongoing', 'completed', 'on_hold', 'dropped', 'bookmark', 'not_interested'];
 

@@ -7,47 +7,13 @@ import { WebhooksService } from '../src/webhooks/webhooks.service';
 import { anime, createUserWithToken, importTitles, manga } from './factories';
 import { api, createTestApp, resetDatabase, USER_AGENT, useTestApp } from './utils/test-app';
 import { sleep } from './utils/wait';
+import { malCarriedFields } from './utils/entry-keys';
 
 type Entry = Record<string, unknown> & { id: number; updated_at: string };
 
-/** The fields the MyAnimeList format carries, per media type (contract §13). */
-const CARRIED = {
-  anime: [
-    'id',
-    'external_id',
-    'title',
-    'status',
-    'public_rating',
-    'episodes_watched',
-    'start_date',
-    'end_date',
-    'is_rewatching',
-    'times_rewatched',
-    'rewatch_desire',
-    'notes',
-    'priority',
-  ],
-  manga: [
-    'id',
-    'external_id',
-    'title',
-    'status',
-    'public_rating',
-    'chapters_read',
-    'volumes_read',
-    'start_date',
-    'end_date',
-    'is_rereading',
-    'times_reread',
-    'reread_desire',
-    'notes',
-    'priority',
-  ],
-};
-
 function carried(mediaType: 'anime' | 'manga', entries: Entry[]) {
   return entries.map((entry) =>
-    Object.fromEntries(CARRIED[mediaType].map((field) => [field, entry[field]])),
+    Object.fromEntries(malCarriedFields(mediaType).map((field) => [field, entry[field]])),
   );
 }
 

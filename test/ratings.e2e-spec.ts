@@ -6,6 +6,7 @@ import { anime, createUserWithToken, importTitles, manga } from './factories';
 import { expectProblem } from './utils/problem';
 import { api, useTestApp } from './utils/test-app';
 import { sleep } from './utils/wait';
+import { viewKeys } from './utils/entry-keys';
 
 type Media = 'anime' | 'manga';
 type Body = Record<string, unknown>;
@@ -26,47 +27,8 @@ const CATALOG = [
 ];
 
 /** contract §7, in order. */
-const ANIME_KEYS = [
-  'id',
-  'external_id',
-  'title',
-  'status',
-  'is_visible',
-  'public_rating',
-  'public_fraction',
-  'personal_rating',
-  'episodes_watched',
-  'start_date',
-  'end_date',
-  'is_rewatching',
-  'times_rewatched',
-  'rewatch_desire',
-  'notes',
-  'priority',
-  'created_at',
-  'updated_at',
-];
-const MANGA_KEYS = [
-  'id',
-  'external_id',
-  'title',
-  'status',
-  'is_visible',
-  'public_rating',
-  'public_fraction',
-  'personal_rating',
-  'chapters_read',
-  'volumes_read',
-  'start_date',
-  'end_date',
-  'is_rereading',
-  'times_reread',
-  'reread_desire',
-  'notes',
-  'priority',
-  'created_at',
-  'updated_at',
-];
+const ANIME_KEYS = viewKeys('anime');
+const MANGA_KEYS = viewKeys('manga');
 const ANIME_ONLY = ['episodes_watched', 'is_rewatching', 'times_rewatched', 'rewatch_desire'];
 const MANGA_ONLY = [
   'chapters_read',
