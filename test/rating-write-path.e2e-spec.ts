@@ -1,7 +1,7 @@
 import { Injectable, Module, OnModuleInit } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource } from 'typeorm';
+import { OnDomainEvent, type ArgOf } from '../src/common/domain-events';
 import { RATING_CHANGED_EVENT, RatingChange } from '../src/ratings/rating-change';
 import { RatingWriteHooks } from '../src/ratings/rating-write-hooks';
 import { RatingsModule } from '../src/ratings/ratings.module';
@@ -14,8 +14,8 @@ import { api, useTestApp } from './utils/test-app';
 class RecordingListener {
   readonly received: RatingChange[] = [];
 
-  @OnEvent(RATING_CHANGED_EVENT)
-  handle(change: RatingChange): void {
+  @OnDomainEvent(RATING_CHANGED_EVENT)
+  handle(change: ArgOf<typeof RATING_CHANGED_EVENT>): void {
     this.received.push(change);
   }
 }

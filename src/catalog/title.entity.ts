@@ -1,12 +1,12 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { VarcharColumn } from '../database/columns';
-import type { MediaType } from '../media-types/media-type';
+import { MediaTypeColumn, type MediaType } from '../media-types/media-type';
 
 /** One anime or manga title. Anime and manga have separate id spaces (contract §1). */
 @Entity('titles')
 @Index('UQ_titles_external_id', ['mediaType', 'externalId'], { unique: true })
 export class Title {
-  @PrimaryColumn({ name: 'media_type', type: 'varchar', length: 5 })
+  @MediaTypeColumn({ primary: true })
   mediaType: MediaType;
 
   @PrimaryColumn({ type: 'int' })

@@ -1,6 +1,5 @@
 import { Column, PrimaryGeneratedColumn } from 'typeorm';
-import { VarcharColumn } from '../database/columns';
-import type { MediaType } from '../media-types/media-type';
+import { MediaTypeColumn, type MediaType } from '../media-types/media-type';
 
 /**
  * The columns that say whose entry for which title a row is about: the first columns of
@@ -14,7 +13,7 @@ export abstract class EntryKey {
   @Column({ name: 'user_id', type: 'int' })
   userId: number;
 
-  @VarcharColumn(5, { name: 'media_type' })
+  @MediaTypeColumn()
   mediaType: MediaType;
 
   @Column({ name: 'title_id', type: 'int' })

@@ -29,3 +29,9 @@ export interface RatingChange {
  * RatingWriteHooks hook, inside the transaction.
  */
 export const RATING_CHANGED_EVENT = 'rating.changed';
+
+declare module '../common/domain-events' {
+  interface DomainEvents {
+    [RATING_CHANGED_EVENT]: RatingChange;
+  }
+}

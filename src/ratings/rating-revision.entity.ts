@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { MediaType } from '../media-types/media-type';
+import { MediaTypeColumn, type MediaType } from '../media-types/media-type';
 
 /**
  * The last revision given to a write of the user's entries of one media type. Every write takes
@@ -11,7 +11,7 @@ export class RatingRevision {
   @PrimaryColumn({ name: 'user_id', type: 'int' })
   userId: number;
 
-  @PrimaryColumn({ name: 'media_type', type: 'varchar', length: 5 })
+  @MediaTypeColumn({ primary: true })
   mediaType: MediaType;
 
   @Column({ type: 'int' })

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import { emitDomainEvent } from '../common/domain-events';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { MediaType } from '../media-types/media-type';
@@ -213,7 +214,7 @@ export class RatingsService {
 
   private emit(change: RatingChange): void {
     try {
-      this.events.emit(RATING_CHANGED_EVENT, change);
+      emitDomainEvent(this.events, RATING_CHANGED_EVENT, change);
     } catch (error) {
       this.logger.error(
         `A ${RATING_CHANGED_EVENT} listener failed: ${(error as Error).message}`,

@@ -6,7 +6,7 @@ import {
   OnApplicationBootstrap,
   OnModuleDestroy,
 } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
+import { OnDomainEvent } from '../common/domain-events';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { MetricsService } from '../metrics/metrics.service';
@@ -87,7 +87,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
    * all the writes of that moment. While attempts run, each one that ends looks again (and the
    * poll runs every second), so a burst of writes does not also start a claim per write.
    */
-  @OnEvent(RATING_CHANGED_EVENT)
+  @OnDomainEvent(RATING_CHANGED_EVENT)
   onRatingChanged(): void {
     if (this.running.size === 0) this.wake(WRITE_WAKE_MS);
   }

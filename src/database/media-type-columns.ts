@@ -1,0 +1,47 @@
+import { TableColumn, type QueryRunner, type TableForeignKey } from 'typeorm';
+
+/**
+ * For the migration of a media type whose name is longer than the `media_type` columns (README
+ * "Add a third media type"): gives every table's `media_type` column the new length, on SQLite and
+ * on MySQL/MariaDB. MySQL refuses to change a column a foreign key uses (rating_entries' key to
+ * titles is on media_type and id), so those keys are dropped first and made again after; SQLite
+ * copies each table (TypeORM runs migrations there with foreign keys off).
+ */
+export async function widenMediaTypeColumns(
+  queryRunner: QueryRunner,
+  length: number,
+): Promise<void> {
+  const tables = (await queryRunner.getTables(await tableNames(queryRunner))).filter((table) =>
+    table.findColumnByName('media_type'),
+  );
+  const mysql = queryRunner.connection.options.type === 'mysql';
+  const keys: { tableName: string; key: TableForeignKey }[] = [];
+  if (mysql) {
+    for (const table of tables) {
+      for (const key of table.foreignKeys) {
+        if (![...key.columnNames, ...key.referencedColumnNames].includes('media_type')) continue;
+        keys.push({ tableName: table.name, key: key.clone() });
+        await queryRunner.dropForeignKey(table, key);
+      }
+    }
+  }
+  for (const table of tables) {
+    const column = (await queryRunner.getTable(table.name))!.findColumnByName('media_type')!;
+    const widened = new TableColumn({ ...column, length: String(length) });
+    await queryRunner.changeColumn(table.name, column, widened);
+  }
+  for (const { tableName, key } of keys) await queryRunner.createForeignKey(tableName, key);
+}
+
+async function tableNames(queryRunner: QueryRunner): Promise<string[]> {
+  const rows: { name: string }[] =
+    queryRunner.connection.options.type === 'mysql'
+      ? await queryRunner.query(
+          'SELECT TABLE_NAME AS name FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND COLUMN_NAME = ?',
+          ['media_type'],
+        )
+      : await queryRunner.query(
+          "SELECT m.name AS name FROM sqlite_master m JOIN pragma_table_info(m.name) c WHERE m.type = 'table' AND c.name = 'media_type'",
+        );
+  return rows.map(({ name }) => name);
+}
