@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import type { MediaType } from '../common/media-type';
 
 /*
- * The examples are the README's profile: every anime title has 24-minute episodes (120 × 24), the
+ * The examples are docs/api.md's profile: every anime title has 24-minute episodes (120 × 24), the
  * manga minutes follow 8 × 200 + 72 × 20, and scores of 85 and 70 average to 78.
  */
 export class AnimeStatistics {

@@ -15,7 +15,7 @@ import { averageScore } from './statistics';
 import { MANGA } from './manga.descriptor';
 import type { MediaTypeDescriptor } from './media-type.descriptor';
 
-// README "Add a third media type": what a light-novel descriptor and its classes would be. A real
+// docs/extending.md "Add a third media type": what a light-novel descriptor and its classes would be. A real
 // one adds 'light_novel' to MEDIA_TYPES (no cast then) and registers in MEDIA_TYPE_DESCRIPTORS.
 
 class PutLightNovelRatingDto extends PutRatingDto {
