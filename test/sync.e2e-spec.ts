@@ -13,7 +13,7 @@ interface ChangesBody {
   has_more: boolean;
 }
 
-/** A sync client as the README describes it: keeps a mirror of the list and the last cursor. */
+/** A sync client as docs/sync.md describes it: keeps a mirror of the list and the last cursor. */
 class MirrorClient {
   readonly mirror = new Map<number, Entry>();
   cursor: string | undefined;

@@ -14,7 +14,7 @@ interface Rule {
 const dir = join(__dirname, '..', '..', 'ops', 'prometheus');
 
 /**
- * The README's sample Prometheus files, checked without promtool: valid YAML of the rule-file
+ * The sample Prometheus files of docs/operating.md ("Metrics"), checked without promtool: valid YAML of the rule-file
  * shape, durations Prometheus reads, balanced PromQL, and only series this service exposes.
  */
 describe('ops/prometheus', () => {
@@ -22,7 +22,7 @@ describe('ops/prometheus', () => {
     load(readFileSync(join(dir, 'alerts.yml'), 'utf8')) as { groups: { rules: Rule[] }[] }
   ).groups.flatMap((group) => group.rules);
 
-  it('has the three alerts of the README: error rate, p99 latency, webhook failures', () => {
+  it('has the three alerts of docs/operating.md: error rate, p99 latency, webhook failures', () => {
     expect(rules.map((rule) => rule.alert)).toEqual([
       'RatingsHighErrorRate',
       'RatingsSlowRequests',

@@ -8,7 +8,7 @@ import {
 import { entryStatements } from './entry-statements';
 import { ANIME } from '../media-types/anime.descriptor';
 
-// README "Add a field to entries": a new shared column in the list reaches every statement and
+// docs/extending.md "Add a field to entries": a new shared column in the list reaches every statement and
 // every view, in its place.
 describe('a field added to the column list', () => {
   const IS_FAVORITE = {
