@@ -15,7 +15,7 @@ import {
   ListTokensCommand,
   RevokeTokenCommand,
   TokensCommand,
-} from './auth/tokens.command';
+} from './accounts/tokens.command';
 import { CatalogModule } from './catalog/catalog.module';
 import { CatalogCommand, ImportCatalogCommand } from './catalog/catalog.command';
 import { ExportListCommand, ImportListCommand, ListsCommand } from './mal-lists/lists.command';
@@ -53,7 +53,7 @@ import {
   NewPasswordQuestions,
   SetPasswordCommand,
   UsersCommand,
-} from './users/users.command';
+} from './accounts/users.command';
 
 /**
  * Usage lines name the program as the README runs it, not as the file it was started from. The

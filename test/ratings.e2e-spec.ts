@@ -6,7 +6,7 @@ import { anime, createUserWithToken, importTitles, manga } from './factories';
 import { expectProblem } from './utils/problem';
 import { api, useTestApp } from './utils/test-app';
 import { sleep } from './utils/wait';
-import { viewKeys } from './utils/entry-keys';
+import { fieldDefaults, viewKeys } from './utils/entry-keys';
 
 type Media = 'anime' | 'manga';
 type Body = Record<string, unknown>;
@@ -156,7 +156,9 @@ describe('ratings API', () => {
       expect(entries).toHaveLength(1);
       const [entry] = entries;
       expect(Object.keys(entry)).toEqual(ANIME_KEYS);
+      // The contract's defaults, and those of any field added since (docs/extending.md).
       expect(entry).toEqual({
+        ...fieldDefaults('anime'),
         id: 1,
         external_id: 5001,
         title: 'Anime 1',
@@ -189,6 +191,7 @@ describe('ratings API', () => {
       const [entry] = await getOne('manga', 1);
       expect(Object.keys(entry)).toEqual(MANGA_KEYS);
       expect(entry).toEqual({
+        ...fieldDefaults('manga'),
         id: 1,
         external_id: 9001,
         title: 'Manga 1',

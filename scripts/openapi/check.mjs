@@ -25,7 +25,7 @@ rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
 const document = join(work, 'openapi.json');
 run('export the served document', process.execPath, [
-  join(root, 'dist', 'docs', 'openapi-export.js'),
+  join(root, 'dist', 'openapi-export.js'),
   document,
 ]);
 run('redocly lint (recommended rules)', bin('redocly'), [

@@ -11,11 +11,10 @@ import {
   ApiOAuth2,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
+import { AUTHENTICATED_KEY, REQUIRED_SCOPE_KEY } from '../common/route-metadata';
 import type { AuthenticatedUser } from './authenticated-user';
 import type { Scope } from './scopes';
 
-export const AUTHENTICATED_KEY = 'auth:authenticated';
-export const REQUIRED_SCOPE_KEY = 'auth:required-scope';
 export const BEARER_SECURITY = 'bearer';
 export const OAUTH2_SECURITY = 'oauth2';
 

@@ -9,7 +9,7 @@ import type { EventEmitter2 } from '@nestjs/event-emitter';
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
 export interface DomainEvents {}
 
-export type DomainEventName = keyof DomainEvents & string;
+export type DomainEventName = Extract<keyof DomainEvents, string>;
 
 /** The payload of the event named E (immich's `ArgOf<'Event'>`). */
 export type ArgOf<E extends DomainEventName> = DomainEvents[E];

@@ -1,15 +1,18 @@
 import type { ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AUTHENTICATED_KEY, REQUIRED_SCOPE_KEY } from '../auth/auth.decorators';
-import type { Scope } from '../auth/scopes';
-import { RATE_LIMIT_KEY, type RateLimitedRoute } from '../rate-limit/rate-limited.decorator';
+import {
+  AUTHENTICATED_KEY,
+  RATE_LIMIT_KEY,
+  REQUIRED_SCOPE_KEY,
+  type RateLimitedRoute,
+} from './route-metadata';
 
 /** What the global guards of contract §2 need to know about a route, from its decorators. */
 export interface RouteFacts {
   /** `@Authenticated()` (or `@Scopes`): steps 1–3 apply. */
   readonly authenticated: boolean;
   /** `@Scopes`: step 5 applies. */
-  readonly scope: Scope | undefined;
+  readonly scope: string | undefined;
   /** The endpoint row of `@RateLimited` when the route is counted: step 6 applies. */
   readonly rateLimitEndpoint: string | undefined;
 }
@@ -46,7 +49,7 @@ function readFacts(controller: object, handler: object): RouteFacts {
   );
   return Object.freeze({
     authenticated: reflector.getAllAndOverride<boolean>(AUTHENTICATED_KEY, targets) === true,
-    scope: reflector.getAllAndOverride<Scope | undefined>(REQUIRED_SCOPE_KEY, targets),
+    scope: reflector.getAllAndOverride<string | undefined>(REQUIRED_SCOPE_KEY, targets),
     rateLimitEndpoint: rateLimit?.counted ? rateLimit.endpoint : undefined,
   });
 }

@@ -34,7 +34,7 @@ export async function widenMediaTypeColumns(
 }
 
 async function tableNames(queryRunner: QueryRunner): Promise<string[]> {
-  const rows: { name: string }[] =
+  const rows = (
     queryRunner.connection.options.type === 'mysql'
       ? await queryRunner.query(
           'SELECT TABLE_NAME AS name FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND COLUMN_NAME = ?',
@@ -42,6 +42,7 @@ async function tableNames(queryRunner: QueryRunner): Promise<string[]> {
         )
       : await queryRunner.query(
           "SELECT m.name AS name FROM sqlite_master m JOIN pragma_table_info(m.name) c WHERE m.type = 'table' AND c.name = 'media_type'",
-        );
+        )
+  ) as { name: string }[];
   return rows.map(({ name }) => name);
 }

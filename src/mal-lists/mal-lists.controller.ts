@@ -19,7 +19,7 @@ import { CurrentUser, Scopes } from '../auth/auth.decorators';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { SCOPES } from '../auth/scopes';
 import { capitalized, type MediaType } from '../media-types/media-type';
-import { unknownMediaTypeController } from '../common/unknown-media-type.controller';
+import { unknownMediaTypeController } from '../ratings/unknown-media-type.routes';
 import { ProblemException, PROBLEMS } from '../common/problem';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
 import { importBodyText, importEncodingOf, STREAMED_BODY } from './import-body';

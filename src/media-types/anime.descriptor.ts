@@ -36,7 +36,7 @@ export const ANIME = {
     end_date: '2024-03-30',
     notes: 'Rewatch the Promised Day arc',
   },
-  // The examples are the README's profile: every anime title has 24-minute episodes (120 × 24),
+  // The examples are the profile example of docs/api.md: every anime title has 24-minute episodes (120 × 24),
   // and scores of 85 and 70 average to 78.
   statistics: {
     verb: 'watch',

@@ -38,7 +38,7 @@ export const MANGA = {
     is_rereading: false,
     priority: 2,
   },
-  // The examples are the README's profile: 8 × 200 + 72 × 20 minutes.
+  // The examples are the profile example of docs/api.md: 8 × 200 + 72 × 20 minutes.
   statistics: {
     verb: 'read',
     ongoing: 'reading',

@@ -26,7 +26,7 @@ export interface OwnField {
 /** A number of a media type's profile statistics beyond the shared ones (contract §8). */
 export interface StatisticsSum {
   readonly description: string;
-  /** The OpenAPI example (the README's profile). */
+  /** The OpenAPI example (the profile example of docs/api.md). */
   readonly example: number;
   readonly of: (totals: ListTotals | undefined) => number;
 }
@@ -35,7 +35,7 @@ export interface StatisticsSum {
  * Everything that differs between media types, as data: the routes, the PUT body, the views and
  * their OpenAPI schemas, the rules, the catalog file, the profile statistics and the MyAnimeList
  * mapping are made from it. A new media type is a new descriptor registered in
- * MEDIA_TYPE_DESCRIPTORS, and a migration (README "Extending").
+ * MEDIA_TYPE_DESCRIPTORS, and a migration (docs/extending.md).
  */
 export interface MediaTypeDescriptor<M extends string = string> {
   readonly name: M;
@@ -58,7 +58,7 @@ export interface MediaTypeDescriptor<M extends string = string> {
     readonly verb: string;
     /** The key of the ongoing count: "watching". */
     readonly ongoing: string;
-    /** OpenAPI examples of the shared numbers, in their order (the README's profile). */
+    /** OpenAPI examples of the shared numbers, in their order (the profile example of docs/api.md). */
     readonly examples: readonly [
       ongoing: number,
       completed: number,

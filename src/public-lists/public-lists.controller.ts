@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Scopes } from '../auth/auth.decorators';
 import type { Scope } from '../auth/scopes';
 import { capitalized, type MediaType } from '../media-types/media-type';
-import { unknownMediaTypeController } from '../common/unknown-media-type.controller';
+import { unknownMediaTypeController } from '../ratings/unknown-media-type.routes';
 import { ConditionalRead } from '../conditional-reads/conditional-read.decorator';
 import { VersionedReads } from '../conditional-reads/versioned-reads';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { RATE_LIMIT_KEY, RateLimitedRoute } from './rate-limited.decorator';
+import { RATE_LIMIT_KEY, type RateLimitedRoute } from '../common/route-metadata';
 import { RateLimitService } from './rate-limit.service';
 
 /**

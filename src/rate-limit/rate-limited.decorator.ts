@@ -2,15 +2,7 @@ import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiTooManyRequestsResponse } from '@nestjs/swagger';
 
-export const RATE_LIMIT_KEY = 'rate-limit:endpoint';
-
-/** What `@RateLimited` records, on the handler and in the Fastify route's `config`. */
-export interface RateLimitedRoute {
-  /** The endpoint row whose budgets the route shares. */
-  endpoint: string;
-  /** false: the route always refuses before step 6 of contract §2, so it only shows the budget. */
-  counted: boolean;
-}
+import { RATE_LIMIT_KEY, type RateLimitedRoute } from '../common/route-metadata';
 
 /**
  * Counts the route against the per-user and per-IP budgets of `endpoint`, one row of contract §2's

@@ -12,7 +12,7 @@ import { putDtoClass, viewClass } from './dto/entry-classes';
 import { otherMediaFieldExplainer } from './rating-fields';
 import { countChecksOf, countErrors } from './rating-rules';
 
-// README "Add a third media type": a light-novel descriptor, data alone, run through the machinery
+// docs/extending.md "Add a third media type": a light-novel descriptor, data alone, run through the machinery
 // that makes the classes, views, rules and statistics of the registered ones. The recipe itself
 // (registered, migrated, served) is applied in a scratch copy by test/recipes.e2e-spec.ts.
 

@@ -1,5 +1,5 @@
 import { RequestMethod } from '@nestjs/common';
-import { unknownMediaTypeController } from '../common/unknown-media-type.controller';
+import { unknownMediaTypeController } from './unknown-media-type.routes';
 import { RATING_ENDPOINTS } from './ratings.controller';
 
 export const UnknownMediaTypeController = unknownMediaTypeController('v1/my/:mediaType', {

@@ -13,7 +13,7 @@ import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { ConditionalRead } from '../conditional-reads/conditional-read.decorator';
 import { sendTaggedBody } from '../conditional-reads/reply';
 import { capitalized, type MediaType } from '../media-types/media-type';
-import { unknownMediaTypeController } from '../common/unknown-media-type.controller';
+import { unknownMediaTypeController } from '../ratings/unknown-media-type.routes';
 import { ProblemException, PROBLEMS } from '../common/problem';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
 import { DESCRIPTOR_LIST, descriptorOf } from '../media-types';

@@ -52,3 +52,12 @@ export function malCarriedFields(mediaType: MediaType): string[] {
     ...entryFieldNames(mediaType).filter((field) => own.has(field) || shared.has(field)),
   ];
 }
+
+/** Each field's value on an entry created without it (contract §6), by API name. */
+export function fieldDefaults(mediaType: MediaType): Record<string, unknown> {
+  return Object.fromEntries(
+    entryFieldsOfType(descriptorOf(mediaType))
+      .filter(({ column }) => column.default !== undefined)
+      .map(({ name, column }) => [name, column.default]),
+  );
+}

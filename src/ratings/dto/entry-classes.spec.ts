@@ -3,6 +3,7 @@ import { getMetadataStorage } from 'class-validator';
 import { ApiValidationPipe } from '../../common/api-validation.pipe';
 import type { ProblemException } from '../../common/problem';
 import { DESCRIPTOR_LIST } from '../../media-types';
+import { capitalized } from '../../media-types/media-type';
 import { ENTRY_COLUMNS, ruleOf } from '../../media-types/entry-columns';
 import { entryFieldsOfType } from '../../media-types/entry-mapping';
 import { PUBLIC_VIEW_HIDDEN_FIELDS } from '../../media-types/public-view.policy';
@@ -39,7 +40,7 @@ describe.each(DESCRIPTOR_LIST.map((descriptor) => [descriptor.name, descriptor] 
     const viewFields = [...VIEW_TITLE_FIELDS, ...names, ...VIEW_TIMESTAMPS];
 
     it('are named as the OpenAPI schemas and generated clients know them', () => {
-      const Name = `${name[0].toUpperCase()}${name.slice(1)}`;
+      const Name = capitalized(name);
       expect(PUT_DTOS[name].name).toBe(`Put${Name}RatingDto`);
       expect(VIEWS[name].name).toBe(`${Name}RatingView`);
       expect(PUBLIC_VIEWS[name].name).toBe(`Public${Name}RatingView`);

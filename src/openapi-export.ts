@@ -1,4 +1,4 @@
-// `node dist/docs/openapi-export.js FILE`: writes the OpenAPI document the server serves at
+// `node dist/openapi-export.js FILE`: writes the OpenAPI document the server serves at
 // /docs/openapi.json to FILE (standard output without one), for `npm run openapi:check` and for
 // client generators. The app is built as main.ts builds it, on a throwaway SQLite database, and
 // asked through Fastify's inject: no port, no server left running.
@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { AppModule } from '../app.module';
-import { configureApp, createHttpAdapter } from '../app.setup';
-import { loadConfig } from '../config/app-config';
+import { AppModule } from './app.module';
+import { configureApp, createHttpAdapter } from './app.setup';
+import { loadConfig } from './config/app-config';
 
 async function exportDocument(target: string | undefined): Promise<void> {
   const folder = mkdtempSync(join(tmpdir(), 'openapi-export-'));

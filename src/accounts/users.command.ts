@@ -9,13 +9,13 @@ import {
   QuestionSet,
   SubCommand,
 } from 'nest-commander';
-import { DeleteUserCommand, ExportUserCommand } from '../accounts/accounts.command';
+import { DeleteUserCommand, ExportUserCommand } from './accounts.command';
 import { UnblockUserCommand } from '../auth/external-identities.command';
 import { ResetSignInCommand } from '../oauth/sign-in-resets.command';
 import { toIsoSeconds } from '../common/timestamps';
 import { Options } from '../cli/options';
-import { existingUserCommand } from './existing-user-command';
-import { UsersService } from './users.service';
+import { existingUserCommand } from '../users/existing-user-command';
+import { UsersService } from '../users/users.service';
 
 const MAX_STDIN_BYTES = 64 * 1024;
 

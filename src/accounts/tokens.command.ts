@@ -1,12 +1,12 @@
 import { Inject } from '@nestjs/common';
-import { AccountTokens } from '../accounts/account-tokens';
+import { AccountTokens } from './account-tokens';
 import { CommandGroup } from '../cli/command-group';
 import { serviceCommand } from '../cli/service-command';
 import { Command, CommandRunner, SubCommand } from 'nest-commander';
 import { Options } from '../cli/options';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { TokenRequestError, TokensService } from './tokens.service';
+import { TokenRequestError, TokensService } from '../auth/tokens.service';
 
 @SubCommand({
   name: 'issue',
