@@ -241,6 +241,16 @@ describe('OpenAPI document (issue 12 points 14-17)', () => {
         () =>
           api(app, token).put('/v1/my/anime/1/ratings').set('Content-Type', 'text/plain').send('x'),
       ],
+      [
+        one,
+        'put',
+        () =>
+          api(app, token)
+            .put('/v1/my/anime/1/ratings')
+            .set('Content-Type', 'application/json')
+            .set('Content-Encoding', 'br')
+            .send('{}'),
+      ],
       [one, 'delete', () => api(app, token).delete('/v1/my/anime/0/ratings')],
       [one, 'delete', () => api(app, token).delete('/v1/my/anime/1/ratings')],
       ['/v1/my/anime/ratings', 'get', () => api(app, token).get('/v1/my/anime/ratings?limit=1')],
@@ -311,6 +321,16 @@ describe('OpenAPI document (issue 12 points 14-17)', () => {
             .auth('nobody', 'wrong')
             .type('form')
             .send({ grant_type: 'authorization_code', code: 'x' }),
+      ],
+      [
+        '/oauth/token',
+        'post',
+        () =>
+          request(server)
+            .post('/oauth/token')
+            .type('form')
+            .set('Content-Encoding', 'br')
+            .send('grant_type=authorization_code'),
       ],
       ['/oauth/authorize', 'get', () => request(server).get('/oauth/authorize?client_id=nobody')],
       [

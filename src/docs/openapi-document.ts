@@ -87,6 +87,7 @@ export function completeDocument(document: OpenAPIObject): void {
       // No security requirement means "public", said explicitly so tools don't assume a default.
       operation.security = operation.security ?? [];
       if (api) addApiStatuses(operation, method);
+      if (operation.requestBody) addEncodingStatus(operation);
       for (const [status, response] of Object.entries(operation.responses)) {
         if (!response || '$ref' in response) continue;
         const code = Number(status);
@@ -95,7 +96,8 @@ export function completeDocument(document: OpenAPIObject): void {
           ...headersOf(path, method, code, { api, oauthJson }),
           ...response.headers,
         };
-        if (api && code >= 400) {
+        // 415 comes from refuseEncodedBodies as problem+json on every route.
+        if ((api && code >= 400) || code === 415) {
           response.content = {
             'application/problem+json': {
               schema: { $ref: '#/components/schemas/Problem' },
@@ -223,6 +225,20 @@ function addApiStatuses(operation: OperationObject, method: string): void {
   if (method === 'put') add(413);
 }
 
+const ENCODED_BODY = 'the body has a Content-Encoding other than identity';
+
+/** Every body is refused when encoded, unless the route decodes it (refuseEncodedBodies). */
+function addEncodingStatus(operation: OperationObject): void {
+  const response = operation.responses[415];
+  if (!response) {
+    operation.responses[415] = {
+      description: `Unsupported: ${ENCODED_BODY} (send it unencoded)`,
+    };
+  } else if (!('$ref' in response) && !/Content-Encoding/.test(response.description)) {
+    response.description = `${response.description}, or ${ENCODED_BODY}`;
+  }
+}
+
 const API_EXAMPLES: Record<number, Record<string, { summary: string; value: ProblemDetails }>> = {
   400: {
     invalidParameter: {
@@ -303,6 +319,13 @@ const API_EXAMPLES: Record<number, Record<string, { summary: string; value: Prob
     unsupported: {
       summary: 'Not JSON',
       value: problemBody(415, 'Content-Type must be application/json'),
+    },
+    encoded: {
+      summary: 'Encoded body',
+      value: problemBody(
+        415,
+        'Content-Encoding "br" is not supported here: send the body unencoded',
+      ),
     },
   },
   429: {

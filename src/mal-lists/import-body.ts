@@ -2,19 +2,21 @@ import type { FastifyInstance } from 'fastify';
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { ProblemException, PROBLEMS } from '../common/problem';
+import { contentCodingsOf } from '../http-server/content-encoding';
 
 /** The largest import a request may carry, after decompression (contract §13). */
 export const MAX_IMPORT_BYTES = 8 * 1024 * 1024;
 
 /** How the body is encoded; anything but gzip and identity is refused before it is read. */
 export function importEncodingOf(header: string | undefined): 'gzip' | 'identity' {
-  const value = (header ?? '').trim().toLowerCase();
-  if (value === '' || value === 'identity') return 'identity';
-  if (value === 'gzip' || value === 'x-gzip') return 'gzip';
+  const codings = contentCodingsOf(header);
+  if (codings.length === 0) return 'identity';
+  if (codings.length === 1 && (codings[0] === 'gzip' || codings[0] === 'x-gzip')) return 'gzip';
   throw ProblemException.of(
     415,
     PROBLEMS.unsupportedMediaType,
-    `Content-Encoding "${header}" is not supported: send the file as is or with Content-Encoding: gzip`,
+    `Content-Encoding "${codings.join(', ')}" is not supported: send the file as is or with Content-Encoding: gzip`,
+    { 'accept-encoding': 'gzip, identity' },
   );
 }
 

@@ -21,6 +21,7 @@ import { SCOPES } from '../auth/scopes';
 import { capitalized, type MediaType } from '../common/media-type';
 import { unknownMediaTypeController } from '../common/unknown-media-type.controller';
 import { ProblemException, PROBLEMS } from '../common/problem';
+import { DECODES_CONTENT_ENCODING } from '../http-server/content-encoding';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
 import { importBodyText, importEncodingOf, STREAMED_BODY } from './import-body';
 import { MAL_LIST_TYPES } from './mal-format';
@@ -108,7 +109,7 @@ function listsControllerFor(mediaType: MediaType, format: MalListFormat) {
 
     @Post('import')
     @HttpCode(200)
-    @RouteConfig({ [STREAMED_BODY]: true })
+    @RouteConfig({ [STREAMED_BODY]: true, [DECODES_CONTENT_ENCODING]: true })
     @RateLimited(LIST_ENDPOINTS.import)
     @ApiOperation({
       operationId: `import${Media}List`,
