@@ -24,6 +24,7 @@ type Document = {
   info: { version: string };
   servers?: { url: string }[];
   paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, Record<string, unknown>> };
 };
 
 /** Headers a client may act on: each one a response carries must be in the document. */
@@ -133,6 +134,28 @@ describe('OpenAPI document (issue 12 points 14-17)', () => {
     }
     expect(document.paths['/health'].get.security).toEqual([]);
     expect(document.paths['/.well-known/oauth-authorization-server'].get.security).toEqual([]);
+  });
+
+  it('does not call the bearer tokens JWTs: the service issues opaque ones (issue 30 item 9)', () => {
+    const bearer = document.components.securitySchemes.bearer;
+    expect(bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(bearer).not.toHaveProperty('bearerFormat');
+  });
+
+  it('declares WWW-Authenticate on every 401 of every operation (issue 30 item 9)', () => {
+    const unauthorized = operations().filter(({ operation }) => operation.responses['401']);
+    for (const { path, method, operation } of unauthorized) {
+      const headers = Object.keys(operation.responses['401'].headers ?? {});
+      expect({ path, method, challenge: headers.includes('WWW-Authenticate') }).toEqual({
+        path,
+        method,
+        challenge: true,
+      });
+    }
+    const paths = unauthorized.map(({ path, method }) => `${method} ${path}`);
+    expect(paths).toEqual(
+      expect.arrayContaining(['get /metrics', 'post /oauth/token', 'get /v1/my/profile']),
+    );
   });
 
   it('gives every response a description, and an example to every body', () => {

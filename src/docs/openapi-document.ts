@@ -32,6 +32,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         {
           type: 'http',
           scheme: 'bearer',
+          // addBearerAuth's default claims JWT; this service's own tokens are opaque.
+          bearerFormat: undefined,
           description:
             "An opaque access token of this service (from the OAuth endpoints or the admin CLI; revoked at once when revoked; not a JWT, nothing to decode), or, when the operator configured the company's identity provider (AUTH_JWT_ISSUER), a JWT access token it signed: checked against its published keys, issuer and audience, with the scopes in its `scope` or `scp` claim. Such a JWT is revoked by its issuer and valid until its `exp`.",
         },
@@ -183,16 +185,17 @@ function headersOf(
     headers['RateLimit-Limit'] = ref('RateLimitLimit');
     headers['RateLimit-Remaining'] = ref('RateLimitRemaining');
     headers['RateLimit-Reset'] = ref('RateLimitReset');
-    if (status === 401 || status === 403) headers['WWW-Authenticate'] = ref('WWWAuthenticate');
+    if (status === 403) headers['WWW-Authenticate'] = ref('WWWAuthenticate');
     if (status === 403 || status === 429) headers['Retry-After'] = ref('RetryAfter');
   }
   if (path === '/.well-known/oauth-authorization-server') {
     headers['Cache-Control'] = ref('CacheControl');
   }
+  // Every 401 carries a challenge (RFC 9110 §11.6.1).
+  if (status === 401) headers['WWW-Authenticate'] = ref('WWWAuthenticate');
   if (kind.oauthJson) {
     headers['Cache-Control'] = ref('CacheControl');
     headers.Pragma = ref('Pragma');
-    if (status === 401) headers['WWW-Authenticate'] = ref('WWWAuthenticate');
   }
   if (path === '/oauth/authorize') {
     headers['Cache-Control'] = ref('CacheControl');
