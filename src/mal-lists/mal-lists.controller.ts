@@ -126,7 +126,7 @@ function listsControllerFor(mediaType: MediaType, format: MalListFormat) {
     @ApiOkResponse({ type: ListImportSummaryView })
     @ApiBadRequestResponse({
       description:
-        'XML not well formed or with a DTD (detail names the line), no <myinfo>, a list of the other type, or gzip that cannot be inflated',
+        'XML not well formed, not UTF-8 or with a DTD (detail names the line), no <myinfo>, a list of the other type, or gzip that cannot be inflated',
     })
     @ApiPayloadTooLargeResponse({ description: 'Over 8 MiB after decompression' })
     @ApiUnsupportedMediaTypeResponse({
