@@ -10,6 +10,14 @@ import { api, createTestApp, resetDatabase, USER_AGENT } from './utils/test-app'
 interface Operation {
   operationId: string;
   summary?: string;
+  parameters?: {
+    name: string;
+    in: string;
+    required?: boolean;
+    example?: unknown;
+    examples?: unknown;
+    schema?: { example?: unknown };
+  }[];
   security?: Record<string, string[]>[];
   responses: Record<
     string,
@@ -156,6 +164,27 @@ describe('OpenAPI document (issue 12 points 14-17)', () => {
     expect(paths).toEqual(
       expect.arrayContaining(['get /metrics', 'post /oauth/token', 'get /v1/my/profile']),
     );
+  });
+
+  it('pre-fills no optional query parameter in Swagger UI\'s "Try it out" (issue 30 item 7)', () => {
+    // Swagger UI fills a parameter's input with its example (or its first examples entry): an
+    // optional filter with one would narrow every try of the operation.
+    const prefilled = operations().flatMap(({ path, method, operation }) =>
+      (operation.parameters ?? [])
+        .filter((parameter) => parameter.in === 'query' && !parameter.required)
+        .filter(
+          (parameter) =>
+            parameter.example !== undefined ||
+            parameter.examples !== undefined ||
+            parameter.schema?.example !== undefined,
+        )
+        .map((parameter) => `${method} ${path} ${parameter.name}`),
+    );
+    expect(prefilled).toEqual([]);
+    const status = document.paths['/v1/users/{name}/anime/ratings'].get.parameters?.find(
+      (parameter) => parameter.name === 'status',
+    );
+    expect(status).toMatchObject({ in: 'query', required: false });
   });
 
   it('gives every response a description, and an example to every body', () => {
