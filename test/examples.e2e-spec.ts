@@ -1,8 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { malFormatOf } from '../src/mal-lists/mal-format';
+import { runCli } from './utils/cli';
+import { api, useTestApp } from './utils/test-app';
+import { createUserWithToken } from './factories';
+
+// Every CLI run starts a process of its own: slow on a busy machine.
+jest.setTimeout(180_000);
 
 const ROOT = join(__dirname, '..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const SAMPLE = 'examples/animelist.sample.xml';
 
 interface CatalogRecord {
   media_type: string;
@@ -12,8 +21,59 @@ const CATALOG = JSON.parse(
   readFileSync(join(ROOT, 'examples', 'catalog.json'), 'utf8'),
 ) as CatalogRecord[];
 
+/** The `# {…}` line the README prints under `command`. */
+function readmeAnswerOf(command: string): unknown {
+  const at = README.indexOf(`${command}\n# `);
+  expect({ command, inReadme: at !== -1 }).toEqual({ command, inReadme: true });
+  const line = README.slice(at + command.length + 3).split('\n')[0];
+  return JSON.parse(line);
+}
+
 /** The files in examples/ and the README's examples agree with each other (issue 30 item 7). */
 describe('examples/ and the README', () => {
+  let app: NestFastifyApplication;
+
+  useTestApp((created) => (app = created));
+
+  it('the sample MyAnimeList export imports through the CLI with the summary the README shows', async () => {
+    expect(await runCli(['catalog', 'import', 'examples/catalog.json'])).toMatchObject({
+      code: 0,
+    });
+    const { user, token } = await createUserWithToken(app);
+    const args = ['lists', 'import', '--user', user.name, '--media-type', 'anime', SAMPLE];
+    const imported = await runCli(args);
+    expect(imported).toMatchObject({ code: 0, stderr: '' });
+    const summary = JSON.parse(imported.stdout) as unknown;
+    expect(summary).toEqual(
+      readmeAnswerOf(`node dist/cli.js lists import --user alice --media-type anime ${SAMPLE}`),
+    );
+    expect(summary).toMatchObject({ created: 6, skipped: [{ reason: 'not_in_catalog' }] });
+
+    const entries = (await api(app, token).get('/v1/my/anime/ratings').expect(200)).body as {
+      external_id: number;
+      status: string;
+    }[];
+    expect(entries.map(({ external_id, status }) => [external_id, status])).toEqual([
+      [5114, 'completed'],
+      [9253, 'ongoing'],
+      [1535, 'on_hold'],
+      [30, 'dropped'],
+      [199, 'completed'],
+      [52991, 'bookmark'],
+    ]);
+  });
+
+  it('the sample is in the export format: myinfo, then every element of each entry, in order', () => {
+    const xml = readFileSync(join(ROOT, SAMPLE), 'utf8');
+    expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8" \?>/);
+    expect(xml).toContain('<user_export_type>1</user_export_type>');
+    const entries = [...xml.matchAll(/<anime>([\s\S]*?)<\/anime>/g)].map(([, inner]) =>
+      [...inner.matchAll(/<(\w+)>/g)].map(([, name]) => name),
+    );
+    expect(entries.length).toBeGreaterThan(0);
+    for (const names of entries) expect(names).toEqual(malFormatOf('anime').elements);
+  });
+
   it('every not_in_catalog example of the README names a title examples/catalog.json lacks', () => {
     const skipped = [
       ...README.matchAll(
