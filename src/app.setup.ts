@@ -10,6 +10,7 @@ import { setupDocsPage } from './docs/docs-page';
 import { buildOpenApiDocument } from './docs/openapi-document';
 import { registerXmlBodies } from './mal-lists/import-body';
 import { answerUnsupportedMethods } from './http-server/allowed-methods';
+import { refuseEncodedBodies } from './http-server/content-encoding';
 import { httpServerOptions } from './http-server/http-server';
 import { addAccessLogHook } from './logging/access-log.hook';
 import { AppLogger } from './logging/app-logger';
@@ -69,6 +70,7 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
   // Before answerUnsupportedMethods: an allowed origin's preflight is answered here.
   answerCors(fastify, app.get<AppConfig>(APP_CONFIG).corsOrigins);
   answerUnsupportedMethods(fastify);
+  refuseEncodedBodies(fastify);
   addRateLimitHeadersHook(fastify, app.get(RateLimitService));
   if (app.get<AppConfig>(APP_CONFIG).metricsEnabled) {
     addHttpMetricsHook(fastify, app.get(MetricsService));

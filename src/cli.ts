@@ -16,6 +16,7 @@ import {
   RevokeTokenCommand,
   TokensCommand,
 } from './accounts/tokens.command';
+import { exitQuietlyWhenOutputClosed } from './cli/output';
 import { CatalogModule } from './catalog/catalog.module';
 import { CatalogCommand, ImportCatalogCommand } from './catalog/catalog.command';
 import { ExportListCommand, ImportListCommand, ListsCommand } from './mal-lists/lists.command';
@@ -166,6 +167,7 @@ function fail(error: unknown): never {
 }
 
 async function main(): Promise<void> {
+  exitQuietlyWhenOutputClosed();
   try {
     loadConfig();
   } catch (error) {

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { OAuthClient } from '../src/oauth/entities/oauth-client.entity';
 import { ClientsService } from '../src/oauth/clients.service';
 import { UsersService } from '../src/users/users.service';
-import { anime, createUserWithToken, importTitles } from './factories';
+import { anime, createUserWithToken, importTitles, putEntry } from './factories';
 import { launchBrowser } from './utils/browser';
 import { createTestApp, resetDatabase } from './utils/test-app';
 
@@ -30,7 +30,11 @@ describe('docs page in a browser', () => {
 
   beforeAll(async () => {
     // Denial on, at its default threshold: a page sending only Mozilla/… would be refused.
-    app = await createTestApp({ UA_DENY_THRESHOLD: '10', DOCS_OAUTH_CLIENT_ID: DOCS_CLIENT_ID });
+    app = await createTestApp({
+      UA_DENY_THRESHOLD: '10',
+      DOCS_OAUTH_CLIENT_ID: DOCS_CLIENT_ID,
+      PUBLIC_LISTS: 'true',
+    });
     await app.listen(0, '127.0.0.1');
     origin = await app.getUrl();
     browser = await launchBrowser();
@@ -55,13 +59,16 @@ describe('docs page in a browser', () => {
     await app?.close();
   });
 
-  /** Opens an operation, presses "Try it out", fills the path's id if any, and executes it. */
-  async function tryItOut(operationId: string, id?: string): Promise<Response> {
+  /** Opens an operation, presses "Try it out", fills the path's parameters given, and executes it. */
+  async function tryItOut(operationId: string, id?: string, name?: string): Promise<Response> {
     const block = page.locator(`[id$="-${operationId}"]`);
     await block.locator('.opblock-summary').first().click();
     await block.locator('button.try-out__btn').click();
     if (id !== undefined) {
       await block.locator('tr[data-param-name="id"] input').fill(id);
+    }
+    if (name !== undefined) {
+      await block.locator('tr[data-param-name="name"] input').fill(name);
     }
     const [response] = await Promise.all([
       page.waitForResponse((r) => new URL(r.url()).pathname.startsWith('/v1/')),
@@ -70,17 +77,22 @@ describe('docs page in a browser', () => {
     return response;
   }
 
-  it('authorizes with a bearer token and runs GET profile and PUT with 200s', async () => {
-    // The PUT example of the page is a 64-episode series.
-    await importTitles(app, [anime(1, { episodes: 64 })]);
-    const { user, token } = await createUserWithToken(app);
-
+  /** Opens the page and authorizes it with a bearer token. */
+  async function openWithBearer(token: string): Promise<void> {
     await page.goto(`${origin}/docs`);
     await page.locator('button.authorize').first().click();
     const bearer = page.locator('.auth-container').filter({ hasText: 'bearer' }).first();
     await bearer.locator('input').first().fill(token);
     await bearer.locator('button.authorize').click();
     await page.locator('button.btn-done').first().click();
+  }
+
+  it('authorizes with a bearer token and runs GET profile and PUT with 200s', async () => {
+    // The PUT example of the page is a 64-episode series.
+    await importTitles(app, [anime(1, { episodes: 64 })]);
+    const { user, token } = await createUserWithToken(app);
+
+    await openWithBearer(token);
 
     const profile = await tryItOut('ProfileController_get');
     expect(profile.status()).toBe(200);
@@ -97,6 +109,28 @@ describe('docs page in a browser', () => {
       .first();
     expect(await shown.innerText()).toContain('200');
     expect(apiCalls.map((r) => r.status())).toEqual([200, 200]);
+  });
+
+  it('pre-fills no list filter in "Try it out": own and public lists come back whole (issue 30 item 7)', async () => {
+    await importTitles(app, [anime(1), anime(2), anime(3)]);
+    const { user, token } = await createUserWithToken(app);
+    await putEntry(app, token, 'anime', 1, { status: 'completed', is_visible: true });
+    await putEntry(app, token, 'anime', 2, { status: 'dropped', is_visible: true });
+    await putEntry(app, token, 'anime', 3, { status: 'bookmark', is_visible: true });
+
+    await openWithBearer(token);
+    for (const [operationId, name] of [
+      ['listAnimeRatings', undefined],
+      ['listPublicAnimeRatings', user.name],
+    ]) {
+      const list = await tryItOut(operationId!, undefined, name);
+      expect({ operationId, status: list.status(), query: new URL(list.url()).search }).toEqual({
+        operationId,
+        status: 200,
+        query: '',
+      });
+      expect(((await list.json()) as { id: number }[]).map((entry) => entry.id)).toEqual([1, 2, 3]);
+    }
   });
 
   it('authorizes through OAuth2 with PKCE and the consent page, then GET profile is 200', async () => {

@@ -10,6 +10,14 @@ import { api, createTestApp, resetDatabase, USER_AGENT } from './utils/test-app'
 interface Operation {
   operationId: string;
   summary?: string;
+  parameters?: {
+    name: string;
+    in: string;
+    required?: boolean;
+    example?: unknown;
+    examples?: unknown;
+    schema?: { example?: unknown };
+  }[];
   security?: Record<string, string[]>[];
   responses: Record<
     string,
@@ -24,6 +32,7 @@ type Document = {
   info: { version: string };
   servers?: { url: string }[];
   paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, Record<string, unknown>> };
 };
 
 /** Headers a client may act on: each one a response carries must be in the document. */
@@ -135,6 +144,49 @@ describe('OpenAPI document (issue 12 points 14-17)', () => {
     expect(document.paths['/.well-known/oauth-authorization-server'].get.security).toEqual([]);
   });
 
+  it('does not call the bearer tokens JWTs: the service issues opaque ones (issue 30 item 9)', () => {
+    const bearer = document.components.securitySchemes.bearer;
+    expect(bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(bearer).not.toHaveProperty('bearerFormat');
+  });
+
+  it('declares WWW-Authenticate on every 401 of every operation (issue 30 item 9)', () => {
+    const unauthorized = operations().filter(({ operation }) => operation.responses['401']);
+    for (const { path, method, operation } of unauthorized) {
+      const headers = Object.keys(operation.responses['401'].headers ?? {});
+      expect({ path, method, challenge: headers.includes('WWW-Authenticate') }).toEqual({
+        path,
+        method,
+        challenge: true,
+      });
+    }
+    const paths = unauthorized.map(({ path, method }) => `${method} ${path}`);
+    expect(paths).toEqual(
+      expect.arrayContaining(['get /metrics', 'post /oauth/token', 'get /v1/my/profile']),
+    );
+  });
+
+  it('pre-fills no optional query parameter in Swagger UI\'s "Try it out" (issue 30 item 7)', () => {
+    // Swagger UI fills a parameter's input with its example (or its first examples entry): an
+    // optional filter with one would narrow every try of the operation.
+    const prefilled = operations().flatMap(({ path, method, operation }) =>
+      (operation.parameters ?? [])
+        .filter((parameter) => parameter.in === 'query' && !parameter.required)
+        .filter(
+          (parameter) =>
+            parameter.example !== undefined ||
+            parameter.examples !== undefined ||
+            parameter.schema?.example !== undefined,
+        )
+        .map((parameter) => `${method} ${path} ${parameter.name}`),
+    );
+    expect(prefilled).toEqual([]);
+    const status = document.paths['/v1/users/{name}/anime/ratings'].get.parameters?.find(
+      (parameter) => parameter.name === 'status',
+    );
+    expect(status).toMatchObject({ in: 'query', required: false });
+  });
+
   it('gives every response a description, and an example to every body', () => {
     for (const { path, method, operation } of operations()) {
       for (const [status, response] of Object.entries(operation.responses)) {
@@ -241,6 +293,16 @@ describe('OpenAPI document (issue 12 points 14-17)', () => {
         () =>
           api(app, token).put('/v1/my/anime/1/ratings').set('Content-Type', 'text/plain').send('x'),
       ],
+      [
+        one,
+        'put',
+        () =>
+          api(app, token)
+            .put('/v1/my/anime/1/ratings')
+            .set('Content-Type', 'application/json')
+            .set('Content-Encoding', 'br')
+            .send('{}'),
+      ],
       [one, 'delete', () => api(app, token).delete('/v1/my/anime/0/ratings')],
       [one, 'delete', () => api(app, token).delete('/v1/my/anime/1/ratings')],
       ['/v1/my/anime/ratings', 'get', () => api(app, token).get('/v1/my/anime/ratings?limit=1')],
@@ -311,6 +373,16 @@ describe('OpenAPI document (issue 12 points 14-17)', () => {
             .auth('nobody', 'wrong')
             .type('form')
             .send({ grant_type: 'authorization_code', code: 'x' }),
+      ],
+      [
+        '/oauth/token',
+        'post',
+        () =>
+          request(server)
+            .post('/oauth/token')
+            .type('form')
+            .set('Content-Encoding', 'br')
+            .send('grant_type=authorization_code'),
       ],
       ['/oauth/authorize', 'get', () => request(server).get('/oauth/authorize?client_id=nobody')],
       [

@@ -32,6 +32,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         {
           type: 'http',
           scheme: 'bearer',
+          // addBearerAuth's default claims JWT; this service's own tokens are opaque.
+          bearerFormat: undefined,
           description:
             "An opaque access token of this service (from the OAuth endpoints or the admin CLI; revoked at once when revoked; not a JWT, nothing to decode), or, when the operator configured the company's identity provider (AUTH_JWT_ISSUER), a JWT access token it signed: checked against its published keys, issuer and audience, with the scopes in its `scope` or `scp` claim. Such a JWT is revoked by its issuer and valid until its `exp`.",
         },
@@ -87,6 +89,7 @@ export function completeDocument(document: OpenAPIObject): void {
       // No security requirement means "public", said explicitly so tools don't assume a default.
       operation.security = operation.security ?? [];
       if (api) addApiStatuses(operation, method);
+      if (operation.requestBody) addEncodingStatus(operation);
       for (const [status, response] of Object.entries(operation.responses)) {
         if (!response || '$ref' in response) continue;
         const code = Number(status);
@@ -95,7 +98,8 @@ export function completeDocument(document: OpenAPIObject): void {
           ...headersOf(path, method, code, { api, oauthJson }),
           ...response.headers,
         };
-        if (api && code >= 400) {
+        // 415 comes from refuseEncodedBodies as problem+json on every route.
+        if ((api && code >= 400) || code === 415) {
           response.content = {
             'application/problem+json': {
               schema: { $ref: '#/components/schemas/Problem' },
@@ -181,16 +185,17 @@ function headersOf(
     headers['RateLimit-Limit'] = ref('RateLimitLimit');
     headers['RateLimit-Remaining'] = ref('RateLimitRemaining');
     headers['RateLimit-Reset'] = ref('RateLimitReset');
-    if (status === 401 || status === 403) headers['WWW-Authenticate'] = ref('WWWAuthenticate');
+    if (status === 403) headers['WWW-Authenticate'] = ref('WWWAuthenticate');
     if (status === 403 || status === 429) headers['Retry-After'] = ref('RetryAfter');
   }
   if (path === '/.well-known/oauth-authorization-server') {
     headers['Cache-Control'] = ref('CacheControl');
   }
+  // Every 401 carries a challenge (RFC 9110 §11.6.1).
+  if (status === 401) headers['WWW-Authenticate'] = ref('WWWAuthenticate');
   if (kind.oauthJson) {
     headers['Cache-Control'] = ref('CacheControl');
     headers.Pragma = ref('Pragma');
-    if (status === 401) headers['WWW-Authenticate'] = ref('WWWAuthenticate');
   }
   if (path === '/oauth/authorize') {
     headers['Cache-Control'] = ref('CacheControl');
@@ -221,6 +226,20 @@ function addApiStatuses(operation: OperationObject, method: string): void {
   };
   for (const status of [400, 405, 408, 431, 500, 503]) add(status);
   if (method === 'put') add(413);
+}
+
+const ENCODED_BODY = 'the body has a Content-Encoding other than identity';
+
+/** Every body is refused when encoded, unless the route decodes it (refuseEncodedBodies). */
+function addEncodingStatus(operation: OperationObject): void {
+  const response = operation.responses[415];
+  if (!response) {
+    operation.responses[415] = {
+      description: `Unsupported: ${ENCODED_BODY} (send it unencoded)`,
+    };
+  } else if (!('$ref' in response) && !/Content-Encoding/.test(response.description)) {
+    response.description = `${response.description}, or ${ENCODED_BODY}`;
+  }
 }
 
 const API_EXAMPLES: Record<number, Record<string, { summary: string; value: ProblemDetails }>> = {
@@ -303,6 +322,13 @@ const API_EXAMPLES: Record<number, Record<string, { summary: string; value: Prob
     unsupported: {
       summary: 'Not JSON',
       value: problemBody(415, 'Content-Type must be application/json'),
+    },
+    encoded: {
+      summary: 'Encoded body',
+      value: problemBody(
+        415,
+        'Content-Encoding "br" is not supported here: send the body unencoded',
+      ),
     },
   },
   429: {

@@ -21,6 +21,7 @@ import { SCOPES } from '../auth/scopes';
 import { capitalized, type MediaType } from '../media-types/media-type';
 import { unknownMediaTypeController } from '../ratings/unknown-media-type.routes';
 import { ProblemException, PROBLEMS } from '../common/problem';
+import { DECODES_CONTENT_ENCODING } from '../http-server/content-encoding';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
 import { importBodyText, importEncodingOf, STREAMED_BODY } from './import-body';
 import { MAL_LIST_TYPES } from './mal-format';
@@ -108,7 +109,7 @@ function listsControllerFor(mediaType: MediaType, format: MalListFormat) {
 
     @Post('import')
     @HttpCode(200)
-    @RouteConfig({ [STREAMED_BODY]: true })
+    @RouteConfig({ [STREAMED_BODY]: true, [DECODES_CONTENT_ENCODING]: true })
     @RateLimited(LIST_ENDPOINTS.import)
     @ApiOperation({
       operationId: `import${Media}List`,
@@ -125,7 +126,7 @@ function listsControllerFor(mediaType: MediaType, format: MalListFormat) {
     @ApiOkResponse({ type: ListImportSummaryView })
     @ApiBadRequestResponse({
       description:
-        'XML not well formed or with a DTD (detail names the line), no <myinfo>, a list of the other type, or gzip that cannot be inflated',
+        'XML not well formed, not UTF-8 or with a DTD (detail names the line), no <myinfo>, a list of the other type, or gzip that cannot be inflated',
     })
     @ApiPayloadTooLargeResponse({ description: 'Over 8 MiB after decompression' })
     @ApiUnsupportedMediaTypeResponse({

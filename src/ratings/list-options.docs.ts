@@ -26,8 +26,8 @@ export function ListOptionsDocs(view: Type<unknown>): MethodDecorator {
     ApiQuery({
       name: 'status',
       required: false,
-      description: `Comma-separated statuses: ${RATING_STATUSES.join(', ')}`,
-      example: 'ongoing,on_hold',
+      // No `example`: Swagger UI would pre-fill "Try it out" with it, and filter the list.
+      description: `Comma-separated statuses (of ${RATING_STATUSES.join(', ')}), e.g. \`ongoing,on_hold\``,
     }),
     ApiOkResponse({
       type: view,
