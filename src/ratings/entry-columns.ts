@@ -1,4 +1,5 @@
 import type { ColumnOptions } from 'typeorm';
+import { NULLABLE } from '../database/columns';
 import type { RatingEntry } from './rating-entry.entity';
 
 /** An entry's written fields: what a PUT sets, besides the keys, timestamps and revision. */
@@ -35,7 +36,7 @@ export function entryColumnOptions({
     name: column,
     type,
     ...(length ? { length } : {}),
-    ...(value === null ? { nullable: true } : {}),
+    ...(value === null ? NULLABLE : {}),
   };
 }
 
