@@ -4,7 +4,9 @@ import { Column, Index, JoinColumn, ManyToOne, type ObjectType } from 'typeorm';
  * The options of a column that may hold null, whose default is NULL. Spelled out as the expression
  * NULL because MariaDB reports a nullable column's default that way, and TypeORM, comparing the
  * entities with the database (`migration:generate`), would otherwise see every nullable column as
- * changed; the migrations write `DEFAULT NULL` on SQLite too (1800001300000).
+ * changed; the migrations write `DEFAULT NULL` on SQLite too (1800001300000). A column with a
+ * default is read back by TypeORM after an insert through it (`insert`, `save`): a bulk insert
+ * that does not use the entities skips that with `.updateEntity(false)` (the catalog import).
  */
 export const NULLABLE = { nullable: true, default: () => 'NULL' } as const;
 
