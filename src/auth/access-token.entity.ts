@@ -1,5 +1,11 @@
-import { Column, Entity, Index } from 'typeorm';
-import { BelongsTo, RevokedAtColumn, VarcharColumn } from '../database/columns';
+import { Column, Entity, ForeignKey, Index } from 'typeorm';
+import {
+  BelongsTo,
+  FOREIGN_KEY,
+  NULLABLE,
+  RevokedAtColumn,
+  VarcharColumn,
+} from '../database/columns';
 import { User } from '../users/user.entity';
 import { IssuedCredential, SecretHashColumn } from './issued-credential';
 
@@ -9,7 +15,10 @@ export class AccessToken extends IssuedCredential {
   @SecretHashColumn('token_hash', 'UQ_access_tokens_hash')
   tokenHash: string;
 
-  @BelongsTo(() => User, 'user_id', 'user', 'IDX_access_tokens_user')
+  @BelongsTo(() => User, 'user_id', 'user', {
+    index: 'IDX_access_tokens_user',
+    foreignKey: 'FK_access_tokens_user',
+  })
   userId: number;
   user?: User;
 
@@ -21,7 +30,12 @@ export class AccessToken extends IssuedCredential {
    * The OAuth grant (authorization) the token belongs to, so that revoking the grant (refresh-token
    * reuse, a reused code, RFC 7009) revokes its access tokens too; null outside the OAuth flow.
    */
-  @Column({ name: 'grant_id', type: 'int', nullable: true })
+  @Column({ name: 'grant_id', type: 'int', ...NULLABLE })
+  @ForeignKey('oauth_grants', {
+    name: 'FK_access_tokens_grant',
+    ...FOREIGN_KEY,
+    onDelete: 'CASCADE',
+  })
   grantId: number | null;
 
   @RevokedAtColumn()

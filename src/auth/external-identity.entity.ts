@@ -18,7 +18,10 @@ export class ExternalIdentity {
   @VarcharColumn(255)
   subject: string;
 
-  @BelongsTo(() => User, 'user_id', 'user', 'IDX_external_identities_user')
+  @BelongsTo(() => User, 'user_id', 'user', {
+    index: 'IDX_external_identities_user',
+    foreignKey: 'FK_external_identities_user',
+  })
   userId: number;
   user?: User;
 

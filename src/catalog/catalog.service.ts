@@ -167,7 +167,15 @@ export class CatalogService {
       await manager.update(Title, { mediaType, id }, fields);
     }
     for (let i = 0; i < created.length; i += INSERT_BATCH) {
-      await manager.insert(Title, created.slice(i, i + INSERT_BATCH));
+      // Without reading the rows back for their defaults (the nullable columns' NULL), which
+      // TypeORM does after an insert otherwise: nothing here uses the inserted entities.
+      await manager
+        .createQueryBuilder()
+        .insert()
+        .into(Title)
+        .values(created.slice(i, i + INSERT_BATCH))
+        .updateEntity(false)
+        .execute();
     }
     await this.titlesChanged(manager, changed);
     summary.created = created.length;

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { VarcharColumn } from '../database/columns';
+import { NULLABLE, VarcharColumn } from '../database/columns';
 import { MediaTypeColumn, type MediaType } from '../media-types/media-type';
 
 /** One anime or manga title. Anime and manga have separate id spaces (contract §1). */
@@ -12,21 +12,21 @@ export class Title {
   @PrimaryColumn({ type: 'int' })
   id: number;
 
-  @Column({ name: 'external_id', type: 'int', nullable: true })
+  @Column({ name: 'external_id', type: 'int', ...NULLABLE })
   externalId: number | null;
 
   @VarcharColumn(500)
   title: string;
 
-  @Column({ type: 'int', nullable: true })
+  @Column({ type: 'int', ...NULLABLE })
   episodes: number | null;
 
-  @Column({ name: 'episode_minutes', type: 'int', nullable: true })
+  @Column({ name: 'episode_minutes', type: 'int', ...NULLABLE })
   episodeMinutes: number | null;
 
-  @Column({ type: 'int', nullable: true })
+  @Column({ type: 'int', ...NULLABLE })
   chapters: number | null;
 
-  @Column({ type: 'int', nullable: true })
+  @Column({ type: 'int', ...NULLABLE })
   volumes: number | null;
 }

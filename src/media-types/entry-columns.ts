@@ -1,4 +1,5 @@
 import type { ColumnOptions } from 'typeorm';
+import { NULLABLE } from '../database/columns';
 import { RATING_STATUSES } from './rating-status';
 
 export const MAX_NOTES_LENGTH = 10000;
@@ -52,7 +53,7 @@ export function entryColumnOptions({
     name: column,
     type,
     ...(length ? { length } : {}),
-    ...(value === null ? { nullable: true } : {}),
+    ...(value === null ? NULLABLE : {}),
   };
 }
 

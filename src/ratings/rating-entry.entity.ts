@@ -1,5 +1,5 @@
-import { Column, Entity, Index } from 'typeorm';
-import { CreatedAtColumn, DateTimeColumn } from '../database/columns';
+import { Column, Entity, ForeignKey, Index } from 'typeorm';
+import { CreatedAtColumn, DateTimeColumn, FOREIGN_KEY } from '../database/columns';
 import { ENTRY_COLUMNS, entryColumnOptions, type EntryFields } from '../media-types/entry-columns';
 import { EntryKey } from './entry-key';
 
@@ -24,6 +24,16 @@ for (const entry of ENTRY_COLUMNS) {
 @Entity('rating_entries')
 @Index('UQ_rating_entries_user_title', ['userId', 'mediaType', 'titleId'], { unique: true })
 @Index('IDX_rating_entries_user_revision', ['userId', 'mediaType', 'revision'])
+@ForeignKey('users', ['userId'], ['id'], {
+  name: 'FK_rating_entries_user',
+  ...FOREIGN_KEY,
+  onDelete: 'CASCADE',
+})
+@ForeignKey('titles', ['mediaType', 'titleId'], ['mediaType', 'id'], {
+  name: 'FK_rating_entries_title',
+  ...FOREIGN_KEY,
+  onDelete: 'RESTRICT',
+})
 export class RatingEntry extends EntryFieldColumns {
   @CreatedAtColumn()
   createdAt: Date;

@@ -1,4 +1,5 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, ForeignKey, PrimaryColumn } from 'typeorm';
+import { FOREIGN_KEY } from '../database/columns';
 import { MediaTypeColumn, type MediaType } from '../media-types/media-type';
 
 /**
@@ -9,6 +10,7 @@ import { MediaTypeColumn, type MediaType } from '../media-types/media-type';
 @Entity('rating_revisions')
 export class RatingRevision {
   @PrimaryColumn({ name: 'user_id', type: 'int' })
+  @ForeignKey('users', { name: 'FK_rating_revisions_user', ...FOREIGN_KEY, onDelete: 'CASCADE' })
   userId: number;
 
   @MediaTypeColumn({ primary: true })
@@ -16,4 +18,12 @@ export class RatingRevision {
 
   @Column({ type: 'int' })
   revision: number;
+
+  /** Moved by catalog imports that change a title the list holds (see RatingsRepository). */
+  @Column({ name: 'catalog_version', type: 'int', default: 0 })
+  catalogVersion: number;
+
+  /** Moved by what changes the list as other users see it (see RatingsRepository). */
+  @Column({ name: 'public_version', type: 'int', default: 0 })
+  publicVersion: number;
 }

@@ -1,5 +1,5 @@
-import { Column, Entity, Index } from 'typeorm';
-import { DateTimeColumn } from '../database/columns';
+import { Column, Entity, ForeignKey, Index } from 'typeorm';
+import { DateTimeColumn, FOREIGN_KEY } from '../database/columns';
 import { EntryKey } from '../ratings/entry-key';
 
 /**
@@ -10,6 +10,11 @@ import { EntryKey } from '../ratings/entry-key';
 @Index('UQ_sync_deletions_user_title', ['userId', 'mediaType', 'titleId'], { unique: true })
 @Index('IDX_sync_deletions_user_revision', ['userId', 'mediaType', 'revision'])
 @Index('IDX_sync_deletions_deleted_at', ['deletedAt'])
+@ForeignKey('users', ['userId'], ['id'], {
+  name: 'FK_sync_deletions_user',
+  ...FOREIGN_KEY,
+  onDelete: 'CASCADE',
+})
 export class SyncDeletion extends EntryKey {
   /** The list revision of the deletion. */
   @Column({ type: 'int' })

@@ -8,7 +8,10 @@ export class AuthorizationCode extends IssuedCredential {
   @SecretHashColumn('code_hash', 'UQ_oauth_authorization_codes_hash')
   codeHash: string;
 
-  @BelongsTo(() => OAuthGrant, 'grant_id', 'grant', 'IDX_oauth_authorization_codes_grant')
+  @BelongsTo(() => OAuthGrant, 'grant_id', 'grant', {
+    index: 'IDX_oauth_authorization_codes_grant',
+    foreignKey: 'FK_oauth_authorization_codes_grant',
+  })
   grantId: number;
   grant?: OAuthGrant;
 

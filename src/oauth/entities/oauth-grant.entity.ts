@@ -13,11 +13,17 @@ export class OAuthGrant {
   @PrimaryGeneratedColumn()
   id: number;
 
-  @BelongsTo(() => OAuthClient, 'oauth_client_id', 'client', 'IDX_oauth_grants_client')
+  @BelongsTo(() => OAuthClient, 'oauth_client_id', 'client', {
+    index: 'IDX_oauth_grants_client',
+    foreignKey: 'FK_oauth_grants_client',
+  })
   oauthClientId: number;
   client?: OAuthClient;
 
-  @BelongsTo(() => User, 'user_id', 'user', 'IDX_oauth_grants_user')
+  @BelongsTo(() => User, 'user_id', 'user', {
+    index: 'IDX_oauth_grants_user',
+    foreignKey: 'FK_oauth_grants_user',
+  })
   userId: number;
   user?: User;
 

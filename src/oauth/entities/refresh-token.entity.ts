@@ -8,7 +8,10 @@ export class RefreshToken extends IssuedCredential {
   @SecretHashColumn('token_hash', 'UQ_oauth_refresh_tokens_hash')
   tokenHash: string;
 
-  @BelongsTo(() => OAuthGrant, 'grant_id', 'grant', 'IDX_oauth_refresh_tokens_grant')
+  @BelongsTo(() => OAuthGrant, 'grant_id', 'grant', {
+    index: 'IDX_oauth_refresh_tokens_grant',
+    foreignKey: 'FK_oauth_refresh_tokens_grant',
+  })
   grantId: number;
   grant?: OAuthGrant;
 
