@@ -1,6 +1,6 @@
 import type { OwnColumnName } from './entry-columns';
 import type { MalListFormat } from './mal-list-format';
-import type { ListTotals } from './statistics';
+import type { ListTotals } from './list-totals';
 /** A count of the catalog's titles (a column of `titles`). */
 export type TitleCount = 'episodes' | 'episodeMinutes' | 'chapters' | 'volumes';
 

@@ -1,23 +1,6 @@
 import { rawInteger } from '../database/raw-values';
 import type { MediaTypeDescriptor } from './media-type.descriptor';
-import type { MediaType } from './media-type';
-
-/** Sums over one media type of a user's entries: the inputs of the profile statistics (§8). */
-export interface ListTotals {
-  media_type: MediaType;
-  ongoing: string | number;
-  completed: string | number;
-  on_hold: string | number;
-  dropped: string | number;
-  bookmark: string | number;
-  score_sum: string | number;
-  scored: string | number;
-  episodes: string | number;
-  chapters: string | number;
-  volumes: string | number;
-  repeats: string | number;
-  episode_minutes: string | number;
-}
+import type { ListTotals } from './list-totals';
 
 /** Mean rounded half up, in integers: floor((2·sum + n) / 2n). */
 export function roundedMean(sum: number, n: number): number {

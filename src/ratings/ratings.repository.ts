@@ -23,7 +23,7 @@ import {
   type PublicRatingViewOf,
   type RatingViewOf,
 } from '../media-types';
-import type { ListTotals } from '../media-types/statistics';
+import type { ListTotals } from '../media-types/list-totals';
 import { RatingEntry } from './rating-entry.entity';
 import type { RatingStatus } from '../media-types/rating-status';
 import type { ListOptions, ListPage } from './list-options';

@@ -15,7 +15,7 @@ import { RatingWriteHooks } from './rating-write-hooks';
 import { RatingWriter, type WriteAuthor } from './rating-writer';
 import type { ListOptions, ListPage } from './list-options';
 import type { EntryView, EntryViewOf } from '../media-types';
-import type { ListTotals } from '../media-types/statistics';
+import type { ListTotals } from '../media-types/list-totals';
 import {
   ListState,
   RatingsRepository,
