@@ -26,7 +26,15 @@ export async function widenMediaTypeColumns(
     }
   }
   for (const table of tables) {
-    const column = (await queryRunner.getTable(table.name))!.findColumnByName('media_type')!;
+    if (mysql) {
+      // MODIFY keeps the column in its primary key (TypeORM's changeColumn would drop the key,
+      // which the foreign keys on its other columns need).
+      await queryRunner.query(
+        `ALTER TABLE \`${table.name}\` MODIFY \`media_type\` varchar(${length}) NOT NULL`,
+      );
+      continue;
+    }
+    const column = table.findColumnByName('media_type')!;
     const widened = new TableColumn({ ...column, length: String(length) });
     await queryRunner.changeColumn(table.name, column, widened);
   }
