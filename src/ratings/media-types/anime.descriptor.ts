@@ -46,6 +46,7 @@ export const ANIME: MediaTypeDescriptor<'anime', AnimeRatingView, AnimeStatistic
       media_minutes: rawInteger(row?.episode_minutes),
     }),
   },
+  history: { progress: ['episodes_watched'], repeating: 'is_rewatching' },
   mal: {
     exportType: 1,
     entryElement: 'anime',

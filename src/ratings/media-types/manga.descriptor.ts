@@ -50,6 +50,7 @@ export const MANGA: MediaTypeDescriptor<'manga', MangaRatingView, MangaStatistic
       };
     },
   },
+  history: { progress: ['chapters_read', 'volumes_read'], repeating: 'is_rereading' },
   mal: {
     exportType: 2,
     entryElement: 'manga',

@@ -65,6 +65,7 @@ const LIGHT_NOVEL: MediaTypeDescriptor<MediaType, LightNovelRatingView, LightNov
       volumes: rawInteger(row?.volumes),
     }),
   },
+  history: { progress: ['volumes_read'], repeating: 'is_rereading' },
   mal: null,
 };
 
