@@ -17,6 +17,7 @@ import { AbuseRecords1800000900000 } from './migrations/1800000900000-abuse-reco
 import { WebhookMessageIndexes1800001000000 } from './migrations/1800001000000-webhook-message-indexes';
 import { WebhookMessageLeanIndexes1800001100000 } from './migrations/1800001100000-webhook-message-lean-indexes';
 import { WebhookPlainRowids1800001200000 } from './migrations/1800001200000-webhook-plain-rowids';
+import { History1800001300000 } from './migrations/1800001300000-history';
 
 export const MIGRATIONS = [
   InitialSchema1763830000000,
@@ -34,6 +35,7 @@ export const MIGRATIONS = [
   WebhookMessageIndexes1800001000000,
   WebhookMessageLeanIndexes1800001100000,
   WebhookPlainRowids1800001200000,
+  History1800001300000,
 ];
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
