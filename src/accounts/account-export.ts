@@ -59,11 +59,12 @@ export class AccountExport {
     const joinedAt = toIsoSeconds(user.createdAt);
     const lists: Partial<Record<MediaType, unknown[]>> = {};
     const histories: Record<string, unknown[]> = {};
+    const viewings: Record<string, unknown[]> = {};
     for (const { name: mediaType } of DESCRIPTOR_LIST) {
       lists[mediaType] = await this.ratings.getAll(user.id, mediaType);
-      const { history, viewings } = await this.history.exportOf(user.id, mediaType);
-      histories[`${mediaType}_history`] = history;
-      histories[`${mediaType}_viewings`] = viewings;
+      const exported = await this.history.exportOf(user.id, mediaType);
+      histories[`${mediaType}_history`] = exported.history;
+      viewings[`${mediaType}_viewings`] = exported.viewings;
     }
     return {
       user: {
@@ -73,7 +74,8 @@ export class AccountExport {
         identity_provider: await this.identities.ofUser(user.id),
       },
       ...(lists as { [M in MediaType]: RatingViewOf<M>[] }),
-      ...(histories as Pick<UserExport, `${MediaType}_history` | `${MediaType}_viewings`>),
+      ...(histories as Pick<UserExport, `${MediaType}_history`>),
+      ...(viewings as Pick<UserExport, `${MediaType}_viewings`>),
       profile: {
         id: user.id,
         name: user.name,
