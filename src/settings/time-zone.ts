@@ -50,6 +50,13 @@ export function isTimeZoneName(name: string): boolean {
   return name === resolved || CANONICAL.has(name) || spelledAsTzDatabase(name);
 }
 
+/** Date.UTC without its two-digit-year rule (year 50 is 50, not 1950). */
+function utcMs0(year: number, monthIndex: number, day: number): number {
+  const date = new Date(0);
+  date.setUTCFullYear(year, monthIndex, day);
+  return date.getTime();
+}
+
 /** The zone's offset from UTC at `utcMs`, in milliseconds. */
 function offsetMs(zone: string, utcMs: number): number {
   const whole = Math.floor(utcMs / 1000) * 1000;
@@ -57,21 +64,16 @@ function offsetMs(zone: string, utcMs: number): number {
   for (const { type, value } of formatterOf(zone).formatToParts(new Date(whole))) {
     if (type !== 'literal') parts[type] = Number(value);
   }
-  const local = Date.UTC(
-    parts.year,
-    parts.month - 1,
-    parts.day,
-    parts.hour,
-    parts.minute,
-    parts.second,
-  );
+  const local =
+    utcMs0(parts.year, parts.month - 1, parts.day) +
+    ((parts.hour * 60 + parts.minute) * 60 + parts.second) * 1000;
   return local - whole;
 }
 
 /** The first instant (Unix ms) of the day `YYYY-MM-DD` (`dayOffset` days later) in `zone`. */
 export function startOfDayMs(date: string, zone: string, dayOffset = 0): number {
   const [year, month, day] = date.split('-').map(Number);
-  const midnight = Date.UTC(year, month - 1, day + dayOffset);
+  const midnight = utcMs0(year, month - 1, day + dayOffset);
   let start = midnight - offsetMs(zone, midnight);
   const corrected = midnight - offsetMs(zone, start);
   if (corrected !== start) start = corrected;
