@@ -397,6 +397,14 @@ describe('history (contract §20)', () => {
         expect(seen).toEqual(expected);
         expect(pages).toBe(Math.ceil(expected.length / Number(/limit=(\d+)/.exec(path)![1])));
       }
+      const byExternalId = await api(app, token)
+        .get('/v1/my/anime/5002/history?use_external_id=true&limit=1&from=2000-01-01')
+        .expect(200);
+      const ofTitle = all.filter((e) => e.title_id === 2);
+      expect(byExternalId.body).toEqual(ofTitle.slice(0, 1));
+      expect(byExternalId.headers.link).toBe(
+        `</v1/my/anime/5002/history?limit=1&from=2000-01-01&use_external_id=true&before=${ofTitle[0].id}>; rel="next"`,
+      );
       // A full last page has no Link.
       const exact = await api(app, token).get('/v1/my/anime/history?limit=9').expect(200);
       expect(exact.headers.link).toBeUndefined();

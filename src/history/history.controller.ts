@@ -135,6 +135,12 @@ function historyControllerFor<M extends MediaType>(descriptor: MediaTypeDescript
       description:
         'One event per write that created an entry or changed its status, progress or score. Pages: `limit`, then `before` = the last id of the page (the `Link` header gives the next page).',
     })
+    @ApiQuery({
+      name: 'use_external_id',
+      required: false,
+      enum: ['true', 'false'],
+      description: 'Accepted and ignored here; any other value is 400',
+    })
     @HistoryOptionsDocs()
     @ApiBadRequestResponse({ description: 'An invalid option, named in `errors`' })
     @ConditionalRead()
@@ -148,8 +154,12 @@ function historyControllerFor<M extends MediaType>(descriptor: MediaTypeDescript
       @Req() request: FastifyRequest,
       @Res() reply: FastifyReply,
     ): Promise<void> {
-      const options = parseHistoryOptions(request.query as Record<string, unknown>);
+      const query = request.query as Record<string, unknown>;
+      const options = parseHistoryOptions(query);
       const page = await this.history.events(user.id, mediaType, null, options);
+      // Checked by RatingRequestGuard; kept in the next page's link as given.
+      const useExternalId =
+        query.use_external_id === undefined ? undefined : query.use_external_id === 'true';
       await this.send(
         request,
         reply,
@@ -158,7 +168,8 @@ function historyControllerFor<M extends MediaType>(descriptor: MediaTypeDescript
         `/v1/my/${mediaType}/history`,
         options,
         page,
-        {},
+        { use_external_id: useExternalId === undefined ? null : Number(useExternalId) },
+        useExternalId,
       );
     }
 
@@ -286,7 +297,7 @@ function historyControllerFor<M extends MediaType>(descriptor: MediaTypeDescript
       path: string,
       options: HistoryOptions,
       { events, hasMore }: EventPage,
-      query: Record<string, number>,
+      query: Record<string, number | null>,
       useExternalId?: boolean,
     ): Promise<void> {
       if (hasMore) {

@@ -194,8 +194,9 @@ export class HistoryService {
     });
     const byTitle = new Map<number, Viewing[]>();
     for (const viewing of await this.repository.allViewings(userId, mediaType)) {
-      const list = byTitle.get(viewing.titleId) ?? [];
-      byTitle.set(viewing.titleId, [...list, viewing]);
+      const list = byTitle.get(viewing.titleId);
+      if (list) list.push(viewing);
+      else byTitle.set(viewing.titleId, [viewing]);
     }
     const entries = await this.ratings.getAll(userId, mediaType);
     return {
