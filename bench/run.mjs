@@ -283,6 +283,15 @@ async function main() {
   say(
     `sync scenarios: first sync of the 10k list in ${sync.firstSyncCalls} calls (${sync.firstSyncSeconds.toFixed(1)} s), then 10 PUTs`,
   );
+  const history =
+    wanted('history-page') || wanted('put-progress')
+      ? await prepareHistoryScenarios({ tmpDir, cli })
+      : null;
+  if (history) {
+    say(
+      `history scenarios: ${history.events} events of one user's anime list through ${HISTORY_IMPORTS} lists imports of ${HISTORY_TITLES} elements in ${history.seconds.toFixed(1)} s`,
+    );
+  }
   const malImport = wanted('mal-import-10k')
     ? await measureMalImport({ tmpDir, env, cli, startServer })
     : null;
@@ -337,7 +346,7 @@ async function main() {
       this.id = null;
     },
   };
-  const scenarios = buildScenarios(tokens, getOnePath, sync, () => webhook.subscribe());
+  const scenarios = buildScenarios(tokens, getOnePath, sync, () => webhook.subscribe(), history);
   const selected = scenarios.filter(
     (s) => s.target === 'baseline' || !settings.only || settings.only.has(s.name),
   );
@@ -496,6 +505,7 @@ async function main() {
   // Latency of a single request on an idle server: the service time, without the queue.
   const probeNames = [
     'get-one',
+    'history-page',
     'get-all-10',
     'get-all-10k',
     'get-all-10k-304',
@@ -718,9 +728,10 @@ const PUBLIC_LIST_10K_PATH = `/v1/users/${LIST_USERS.find((u) => u.key === HALF_
  * @param {string} getOnePath
  * @param {{ cursor: string, etag: string, publicEtag: string }} sync
  * @param {() => Promise<void>} subscribeWebhook put-update-webhook measured alone (`--only`)
+ * @param {{ historyToken: string, progressToken: string } | null} history
  * @returns {import('./lib/load.mjs').Scenario[]}
  */
-function buildScenarios(tokens, getOnePath, sync, subscribeWebhook) {
+function buildScenarios(tokens, getOnePath, sync, subscribeWebhook, history) {
   const get = (
     /** @type {string} */ name,
     /** @type {string} */ description,
@@ -870,7 +881,20 @@ function buildScenarios(tokens, getOnePath, sync, subscribeWebhook) {
       body: PUT_BODY,
       prepare: subscribeWebhook,
     },
+    // Every request raises episodes_watched of one of 1,000 titles of unknown episode count, so
+    // each records a history event and moves an open viewing; otherwise as put-update.
+    ...(history ? [putProgress(history.progressToken)] : []),
     createDelete,
+    ...(history
+      ? [
+          get(
+            'history-page',
+            `GET /v1/my/anime/history?limit=100&before=… : a page of 100 in the middle of a ${HISTORY_IMPORTS * HISTORY_TITLES}-event history`,
+            `/v1/my/anime/history?limit=100&before=${(HISTORY_IMPORTS * HISTORY_TITLES) / 2}`,
+            history.historyToken,
+          ),
+        ]
+      : []),
     get('profile-10', 'GET /v1/my/profile, 10 entries', '/v1/my/profile', tokens['10']),
     get('profile-1k', 'GET /v1/my/profile, 1,000 entries', '/v1/my/profile', tokens['1k']),
     get('profile-10k', 'GET /v1/my/profile, 10,000 entries', '/v1/my/profile', tokens['10k']),
@@ -882,6 +906,101 @@ function buildScenarios(tokens, getOnePath, sync, subscribeWebhook) {
       headers: { 'user-agent': USER_AGENT },
     },
   ];
+}
+
+/** The history-page list: HISTORY_IMPORTS imports of HISTORY_TITLES elements, one event each. */
+const HISTORY_TITLES = 10_000;
+const HISTORY_IMPORTS = 20;
+
+/**
+ * The users of the history scenarios: one whose anime list has HISTORY_IMPORTS × HISTORY_TITLES
+ * history events, written by `lists import` (each import alternates every element's episodes, so
+ * that each writes an event), and one for put-progress, whose list it writes.
+ * @param {{ tmpDir: string, cli: (...args: string[]) => Promise<string> }} options
+ */
+async function prepareHistoryScenarios({ tmpDir, cli }) {
+  const started = Date.now();
+  /** @type {Record<string, string>} */
+  const userTokens = {};
+  for (const name of ['bench_history', 'bench_progress']) {
+    await cli('users', 'create', '--name', name);
+    userTokens[name] = (
+      await cli('tokens', 'issue', '--user', name, '--scopes', SCOPES, '--ttl', '86400')
+    ).trim();
+  }
+  const file = join(tmpDir, 'history.xml');
+  let events = 0;
+  for (let round = 0; round < HISTORY_IMPORTS; round++) {
+    const parts = [
+      '<?xml version="1.0" encoding="UTF-8" ?>\n<myanimelist>\n<myinfo><user_export_type>1</user_export_type></myinfo>\n',
+    ];
+    for (let id = 1; id <= HISTORY_TITLES; id++) {
+      parts.push(
+        `<anime><series_animedb_id>${100_000 + id}</series_animedb_id><my_status>Watching</my_status>` +
+          `<my_watched_episodes>${1 + (round % 2)}</my_watched_episodes><update_on_import>1</update_on_import></anime>\n`,
+      );
+    }
+    parts.push('</myanimelist>\n');
+    await writeFile(file, parts.join(''));
+    const printed = /** @type {string} */ (
+      await cli('lists', 'import', '--user', 'bench_history', '--media-type', 'anime', file)
+    );
+    const parsed = /** @type {unknown} */ (JSON.parse(printed.trim()));
+    const summary = /** @type {{ created: number, updated: number }} */ (parsed);
+    events += summary.created + summary.updated;
+  }
+  if (events !== HISTORY_IMPORTS * HISTORY_TITLES) {
+    throw new Error(
+      `the history imports wrote ${events} events, not ${HISTORY_IMPORTS * HISTORY_TITLES}`,
+    );
+  }
+  return {
+    historyToken: userTokens.bench_history,
+    progressToken: userTokens.bench_progress,
+    events,
+    seconds: (Date.now() - started) / 1000,
+  };
+}
+
+/**
+ * put-progress: PUTs that each raise episodes_watched, over the 1,000 titles whose episode count
+ * is unknown (every 10th: the cap is 100,000), so that each write records an event.
+ * @param {string} token
+ * @returns {import('./lib/load.mjs').Scenario}
+ */
+function putProgress(token) {
+  let sent = 0;
+  const titles = 1_000;
+  return {
+    name: 'put-progress',
+    description:
+      'PUT /v1/my/anime/{id}/ratings raising episodes_watched every time (1,000 titles in turn): each writes a history event',
+    target: 'api',
+    method: 'PUT',
+    path: '/v1/my/anime/10/ratings',
+    headers: apiHeaders(token, true),
+    body: PUT_BODY,
+    setupClient: (/** @type {import('autocannon').Client} */ client) => {
+      client.setRequests([
+        {
+          method: 'PUT',
+          headers: apiHeaders(token, true),
+          setupRequest: (request) => {
+            const n = sent++;
+            return {
+              ...request,
+              path: `/v1/my/anime/${10 * (1 + (n % titles))}/ratings`,
+              body: JSON.stringify({
+                status: 'ongoing',
+                public_rating: 8,
+                episodes_watched: 1 + Math.floor(n / titles),
+              }),
+            };
+          },
+        },
+      ]);
+    },
+  };
 }
 
 let messageId = 0;

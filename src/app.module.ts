@@ -15,6 +15,7 @@ import { DatabaseModule } from './database/database.module';
 import { ENTITIES } from './entities';
 import { DocsModule } from './docs/docs.module';
 import { HealthModule } from './health/health.module';
+import { HistoryModule } from './history/history.module';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { PurgesModule } from './purges/purges.module';
@@ -25,6 +26,7 @@ import { PublicListsModule } from './public-lists/public-lists.module';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RatingsModule } from './ratings/ratings.module';
+import { SettingsModule } from './settings/settings.module';
 import { SyncModule } from './sync/sync.module';
 import { UsersModule } from './users/users.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -49,6 +51,8 @@ export class AppModule {
         SyncModule,
         MalListsModule,
         WebhooksModule,
+        SettingsModule,
+        HistoryModule,
         ProfileModule,
         // PUBLIC_LISTS=false (the default) leaves it out: its paths answer 404 like unknown ones.
         ...(settings.publicLists ? [PublicListsModule] : []),

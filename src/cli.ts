@@ -20,6 +20,7 @@ import { exitQuietlyWhenOutputClosed } from './cli/output';
 import { CatalogModule } from './catalog/catalog.module';
 import { CatalogCommand, ImportCatalogCommand } from './catalog/catalog.command';
 import { ExportListCommand, ImportListCommand, ListsCommand } from './mal-lists/lists.command';
+import { HistoryModule } from './history/history.module';
 import { MalListsModule } from './mal-lists/mal-lists.module';
 import { AppConfig, InvalidConfigError, loadConfig } from './config/app-config';
 import { APP_CONFIG, ConfigModule } from './config/config.module';
@@ -108,6 +109,7 @@ function refuseExcessArguments(command: Command): void {
     RatingsModule,
     SyncHooksModule,
     WebhookOutboxModule,
+    HistoryModule,
     TokensModule,
     CatalogModule,
     MalListsModule,

@@ -16,6 +16,9 @@ import { SyncDeletion } from './sync/sync-deletion.entity';
 import { SyncKey } from './sync/sync-key.entity';
 import { Webhook } from './webhooks/webhook.entity';
 import { PurgeLease } from './purges/purge-lease.entity';
+import { HistoryEvent } from './history/history-event.entity';
+import { HistoryViewing } from './history/history-viewing.entity';
+import { UserSettings } from './settings/user-settings.entity';
 
 export const ENTITIES = [
   User,
@@ -35,4 +38,7 @@ export const ENTITIES = [
   PurgeLease,
   IpDenial,
   SignInReset,
+  HistoryEvent,
+  HistoryViewing,
+  UserSettings,
 ];

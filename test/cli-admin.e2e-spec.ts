@@ -470,6 +470,10 @@ describe('admin CLI: users, clients and tokens (issue 17 item 8)', () => {
         'user',
         'anime',
         'manga',
+        'anime_history',
+        'manga_history',
+        'anime_viewings',
+        'manga_viewings',
         'profile',
         'authorized_clients',
       ]);

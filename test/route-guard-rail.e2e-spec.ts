@@ -11,6 +11,7 @@ import { UnknownMediaTypeController } from '../src/ratings/unknown-media-type.co
 import { UnknownMediaTypeChangesController } from '../src/sync/sync.controller';
 import { UnknownMediaTypeListsController } from '../src/mal-lists/mal-lists.controller';
 import { PublicListUnknownMediaTypeController } from '../src/public-lists/public-lists.controller';
+import { UnknownMediaTypeHistoryController } from '../src/history/history.controller';
 import { createTestApp } from './utils/test-app';
 
 /**
@@ -24,6 +25,7 @@ const WITHOUT_SCOPE: readonly unknown[] = [
   UnknownMediaTypeChangesController,
   UnknownMediaTypeListsController,
   PublicListUnknownMediaTypeController,
+  UnknownMediaTypeHistoryController,
 ];
 
 interface Route {

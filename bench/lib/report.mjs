@@ -154,11 +154,26 @@ export function judgeTargets({
     });
   }
 
+  const putProgress = row('put-progress')?.requestsPerSecond;
+  const putUpdate = row('put-update')?.requestsPerSecond;
+  judge(
+    'PUT progress (an event per write) ≥ 0.90× PUT update req/s',
+    putProgress !== undefined && putUpdate ? putProgress / putUpdate : undefined,
+    (v) => v >= 0.9,
+    (v) => `${v.toFixed(2)}× (${putProgress?.toFixed(0)} vs ${putUpdate?.toFixed(0)} req/s)`,
+  );
+
   const p50Ratio = (
     /** @type {number | undefined} */ big,
     /** @type {number | undefined} */ small,
   ) => (big === undefined || small === undefined ? undefined : big / Math.max(small, 0.01));
   const p50At = (/** @type {string} */ name) => row(name)?.latencyMs.p50;
+  judge(
+    'history page of 100 (200,000 events) p50 ≤ 2× GET one p50 (1 connection)',
+    p50Ratio(probe('history-page')?.p50, probe('get-one')?.p50),
+    (v) => v <= 2,
+    (v) => `${v.toFixed(1)}× (${probe('history-page')?.p50} ms vs ${probe('get-one')?.p50} ms)`,
+  );
   judge(
     `profile p50 at 10k ≤ 3× p50 at 10 (${row('profile-10k')?.connections ?? '-'} connections)`,
     p50Ratio(p50At('profile-10k'), p50At('profile-10')),

@@ -8,6 +8,8 @@ declare module 'autocannon' {
       path?: string;
       headers?: Record<string, string>;
       body?: string | Buffer;
+      /** Called before each request is sent; returns the request to send. */
+      setupRequest?: (request: Request, context: Record<string, unknown>) => Request;
     }
 
     interface Client {

@@ -2,9 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { ExternalIdentitiesService } from '../auth/external-identities.service';
 import { TokensService } from '../auth/tokens.service';
 import type { MediaType } from '../media-types/media-type';
+import { HistoryRecorder } from '../history/history-recorder';
 import { GrantsService } from '../oauth/grants.service';
 import { DESCRIPTOR_LIST } from '../media-types';
 import { RatingsService } from '../ratings/ratings.service';
+import { SettingsService } from '../settings/settings.service';
 import { SyncDeletionsRepository } from '../sync/sync-deletions.repository';
 import { UsersService } from '../users/users.service';
 import { WebhooksRepository } from '../webhooks/webhooks.repository';
@@ -39,6 +41,8 @@ export class AccountErasure {
     private readonly grants: GrantsService,
     private readonly webhooks: WebhooksRepository,
     private readonly syncDeletions: SyncDeletionsRepository,
+    private readonly history: HistoryRecorder,
+    private readonly settings: SettingsService,
   ) {}
 
   async erase(name: string): Promise<ErasedUser> {
@@ -58,6 +62,8 @@ export class AccountErasure {
       }
       await writer.alongside(async (manager) => {
         await this.syncDeletions.forgetUser(manager, userId);
+        await this.history.forgetUser(manager, userId);
+        await this.settings.forgetUser(manager, userId);
         await this.ratings.forgetUser(manager, userId);
         await this.users.delete(manager, userId);
       });

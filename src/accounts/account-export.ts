@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { ExternalIdentitiesService } from '../auth/external-identities.service';
 import type { MediaType } from '../media-types/media-type';
 import { toIsoSeconds } from '../common/timestamps';
+import type { EventView, ViewingView } from '../history/history.service';
+import { HistoryService } from '../history/history.service';
 import { GrantsService } from '../oauth/grants.service';
 import { ProfileStatisticsService } from '../profile/profile-statistics.service';
 import type { ProfileView } from '../profile/profile.dto';
@@ -21,6 +23,12 @@ export type UserExport = {
 } & {
   /** Every entry of each media type, as GET /v1/my/{mediaType}/ratings shows it. */
   [M in MediaType]: RatingViewOf<M>[];
+} & {
+  /** Every event of each media type, as GET /v1/my/{mediaType}/history shows it (contract §20). */
+  [M in MediaType as `${M}_history`]: EventView[];
+} & {
+  /** For each title with an entry, its viewings as GET …/{id}/viewings shows them. */
+  [M in MediaType as `${M}_viewings`]: { title_id: number; viewings: ViewingView[] }[];
 } & {
   /** As GET /v1/my/profile shows it. */
   profile: ProfileView;
@@ -43,14 +51,20 @@ export class AccountExport {
     private readonly statistics: ProfileStatisticsService,
     private readonly grants: GrantsService,
     private readonly identities: ExternalIdentitiesService,
+    private readonly history: HistoryService,
   ) {}
 
   async export(name: string): Promise<UserExport> {
     const user = await this.named.find(name);
     const joinedAt = toIsoSeconds(user.createdAt);
     const lists: Partial<Record<MediaType, unknown[]>> = {};
+    const histories: Record<string, unknown[]> = {};
+    const viewings: Record<string, unknown[]> = {};
     for (const { name: mediaType } of DESCRIPTOR_LIST) {
       lists[mediaType] = await this.ratings.getAll(user.id, mediaType);
+      const exported = await this.history.exportOf(user.id, mediaType);
+      histories[`${mediaType}_history`] = exported.history;
+      viewings[`${mediaType}_viewings`] = exported.viewings;
     }
     return {
       user: {
@@ -60,6 +74,8 @@ export class AccountExport {
         identity_provider: await this.identities.ofUser(user.id),
       },
       ...(lists as { [M in MediaType]: RatingViewOf<M>[] }),
+      ...(histories as Pick<UserExport, `${MediaType}_history`>),
+      ...(viewings as Pick<UserExport, `${MediaType}_viewings`>),
       profile: {
         id: user.id,
         name: user.name,

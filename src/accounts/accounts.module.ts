@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
 import { TokensModule } from '../auth/tokens.module';
+import { HistoryModule } from '../history/history.module';
 import { OAuthGrantsModule } from '../oauth/oauth-grants.module';
 import { ProfileStatisticsModule } from '../profile/profile-statistics.module';
 import { RatingsModule } from '../ratings/ratings.module';
+import { SettingsModule } from '../settings/settings.module';
 import { SyncHooksModule } from '../sync/sync-hooks.module';
 import { UsersModule } from '../users/users.module';
 import { WebhookOutboxModule } from '../webhooks/webhook-outbox.module';
@@ -24,6 +26,8 @@ import { NamedUsers } from './named-user';
     TokensModule,
     OAuthGrantsModule,
     ProfileStatisticsModule,
+    HistoryModule,
+    SettingsModule,
   ],
   providers: [NamedUsers, AccountErasure, AccountExport, AccountTokens],
   exports: [AccountErasure, AccountExport, AccountTokens],

@@ -10,6 +10,8 @@ export interface AuthenticatedUser {
   scopes: ReadonlySet<string>;
   /** The OAuth client the token was issued to, when known (`azp` or `client_id` of a JWT). */
   clientId: string | null;
+  /** The registered name of that client, for this service's tokens issued to one; else null. */
+  clientName: string | null;
   /** `opaque`: a token of this service; `jwt`: a JWT of the company's identity provider. */
   kind: 'opaque' | 'jwt';
   /** The identity provider's (`iss`, `sub`) of a JWT's user; null for opaque tokens. */

@@ -58,6 +58,7 @@ export class ExternalJwtVerifier extends AccessTokenVerifier {
       name: user.userName,
       scopes: scopesOf(claims),
       clientId: stringClaim(claims.azp) ?? stringClaim(claims.client_id),
+      clientName: null,
       kind: 'jwt',
       subject: { issuer: iss, subject: sub },
     };

@@ -62,15 +62,19 @@ interface LiveTokenRow {
   user_name: string;
   scopes: string;
   client_id: string | null;
+  client_name: string | null;
   expires_at: Date | string;
   revoked_at: Date | string | null;
 }
 
 // Every API request runs this: one constant statement rather than a query built per call, and
-// `users` joined (a read of the users module's table) rather than asked of UsersService after.
+// `users` joined (a read of the users module's table) rather than asked of UsersService after;
+// `oauth_clients` likewise (a read of the OAuth module's table: the client's name, for history).
 const LIVE_TOKEN_SQL = `SELECT u.id AS user_id, u.name AS user_name, t.scopes AS scopes,
-  t.client_id AS client_id, t.expires_at AS expires_at, t.revoked_at AS revoked_at
+  t.client_id AS client_id, c.name AS client_name, t.expires_at AS expires_at,
+  t.revoked_at AS revoked_at
   FROM access_tokens t INNER JOIN users u ON u.id = t.user_id
+  LEFT JOIN oauth_clients c ON c.client_id = t.client_id
   WHERE t.token_hash = ?`;
 
 @Injectable()
@@ -210,6 +214,7 @@ export class TokensService {
       name: row.user_name,
       scopes: new Set(row.scopes.split(' ')),
       clientId: row.client_id,
+      clientName: row.client_name,
       kind: 'opaque',
       subject: null,
     };

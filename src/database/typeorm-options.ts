@@ -18,6 +18,7 @@ import { WebhookMessageIndexes1800001000000 } from './migrations/1800001000000-w
 import { WebhookMessageLeanIndexes1800001100000 } from './migrations/1800001100000-webhook-message-lean-indexes';
 import { WebhookPlainRowids1800001200000 } from './migrations/1800001200000-webhook-plain-rowids';
 import { SqliteTablesAsEntities1800001300000 } from './migrations/1800001300000-sqlite-tables-as-entities';
+import { History1800001400000 } from './migrations/1800001400000-history';
 
 export const MIGRATIONS = [
   InitialSchema1763830000000,
@@ -36,6 +37,7 @@ export const MIGRATIONS = [
   WebhookMessageLeanIndexes1800001100000,
   WebhookPlainRowids1800001200000,
   SqliteTablesAsEntities1800001300000,
+  History1800001400000,
 ];
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type

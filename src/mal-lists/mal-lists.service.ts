@@ -100,7 +100,7 @@ export class MalListsService {
             });
           }
         }
-      });
+      }, null, 'import');
     }
     return summary;
   }

@@ -60,6 +60,7 @@ export const ANIME = {
       },
     },
   },
+  history: { progress: ['episodes_watched'], repeating: 'is_rewatching' },
   mal: {
     exportType: 1,
     entryElement: 'anime',

@@ -68,6 +68,7 @@ export const MANGA = {
       },
     },
   },
+  history: { progress: ['chapters_read', 'volumes_read'], repeating: 'is_rereading' },
   mal: {
     exportType: 2,
     entryElement: 'manga',

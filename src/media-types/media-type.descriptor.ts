@@ -69,6 +69,15 @@ export interface MediaTypeDescriptor<M extends string = string> {
     ];
     readonly sums: Readonly<Record<string, StatisticsSum>>;
   };
+  /**
+   * What history (contract §20) follows of the type's entries, by API name: the progress fields,
+   * in the order a viewing's progress prefers them (the first that is not 0), and the flag that
+   * starts a rewatch.
+   */
+  readonly history: {
+    readonly progress: readonly string[];
+    readonly repeating: string;
+  };
   /** The MyAnimeList XML export format of the type's lists; null when MyAnimeList has none. */
   readonly mal: MalListFormat | null;
 }

@@ -1,7 +1,11 @@
 import type { MediaType } from '../media-types/media-type';
 import type { RatingView } from '../media-types';
+import type { PutRatingDto } from './dto/entry-classes';
 
 export type RatingChangeKind = 'created' | 'updated' | 'deleted';
+
+/** What made a write: a PUT (or a history revert) on /v1, an import, a scrobble. */
+export type WriteSource = 'api' | 'import' | 'scrobble';
 
 /** One write of one entry, as the write-path hooks and the `rating.changed` event see it. */
 export interface RatingChange {
@@ -19,6 +23,16 @@ export interface RatingChange {
   revision: number;
   /** The entry as GET returns it after the write; null for a deletion. */
   entry: RatingView | null;
+  /** The entry as GET returned it before the write; null when the write created it. */
+  previous: RatingView | null;
+  /** The fields the write was given, as a PUT body names them; null for a deletion. */
+  body: PutRatingDto | null;
+  source: WriteSource;
+  /**
+   * For `api` writes, the name of the OAuth client the request's token was issued to; null for
+   * tokens of the CLI or of the identity provider, and for other sources.
+   */
+  client: string | null;
   /** The write's time, to the second. */
   at: Date;
 }

@@ -4,7 +4,7 @@ import { ProblemException } from '../common/problem';
 import { nowToTheSecond } from '../common/timestamps';
 import type { UsersService } from '../users/users.service';
 import type { PutRatingDto } from './dto/entry-classes';
-import type { RatingChange } from './rating-change';
+import type { RatingChange, WriteSource } from './rating-change';
 import { entryAfterPut, foundTitle } from './rating-rules';
 import type { RatingWriteHooks } from './rating-write-hooks';
 import { changesPublicView } from '../media-types/public-view.policy';
@@ -14,6 +14,8 @@ import { RatingsRepository, TitleKey, viewOfRow, viewOfWritten } from './ratings
 export interface WriteAuthor {
   id: number;
   name: string;
+  /** The name of the OAuth client the request's token was issued to, if any (RatingChange.client). */
+  clientName?: string | null;
 }
 
 /**
@@ -37,6 +39,7 @@ export class RatingWriter {
     private readonly users: UsersService,
     private readonly hooks: RatingWriteHooks,
     private readonly author: WriteAuthor | null = null,
+    private readonly source: WriteSource = 'api',
   ) {}
 
   /** Creates or updates the user's entry, with the same rules as PUT; returns the write. */
@@ -72,13 +75,16 @@ export class RatingWriter {
       created ? now : row.created_at,
       touch ? now : row.updated_at,
     );
-    if (changesPublicView(created ? null : viewOfRow(mediaType, row), entry)) {
+    const previous = created ? null : viewOfRow(mediaType, row);
+    if (changesPublicView(previous, entry)) {
       this.publicViewChanged(userId, mediaType);
     }
     return this.record(userId, mediaType, row, {
       kind: created ? 'created' : 'updated',
       revision,
       entry,
+      previous,
+      body,
       at: now,
     });
   }
@@ -95,12 +101,14 @@ export class RatingWriter {
       throw ProblemException.notFound(`You have no rating entry for ${mediaType} ${row.id}`);
     }
     await this.repository.deleteEntry(this.manager, row.entry_id);
-    if (changesPublicView(viewOfRow(mediaType, row), null))
-      this.publicViewChanged(userId, mediaType);
+    const previous = viewOfRow(mediaType, row);
+    if (changesPublicView(previous, null)) this.publicViewChanged(userId, mediaType);
     return this.record(userId, mediaType, row, {
       kind: 'deleted',
       revision,
       entry: null,
+      previous,
+      body: null,
       at: nowToTheSecond(),
     });
   }
@@ -136,6 +144,11 @@ export class RatingWriter {
     return this.author?.id === userId ? this.author.name : null;
   }
 
+  private clientOf(userId: number): string | null {
+    if (this.source !== 'api' || this.author?.id !== userId) return null;
+    return this.author.clientName ?? null;
+  }
+
   private publicViewChanged(userId: number, mediaType: MediaType): void {
     this.publicChanged.set(`${userId}:${mediaType}`, { userId, mediaType });
   }
@@ -160,18 +173,17 @@ export class RatingWriter {
     userId: number,
     mediaType: MediaType,
     row: { id: number; external_id: number | null },
-    { kind, revision, entry, at }: Pick<RatingChange, 'kind' | 'revision' | 'entry' | 'at'>,
+    write: Pick<RatingChange, 'kind' | 'revision' | 'entry' | 'previous' | 'body' | 'at'>,
   ): Promise<RatingChange> {
     const change: RatingChange = {
-      kind,
+      ...write,
       userId,
       userName: this.nameOf(userId),
       mediaType,
       titleId: row.id,
       externalId: row.external_id,
-      revision,
-      entry,
-      at,
+      source: this.source,
+      client: this.clientOf(userId),
     };
     await this.hooks.run(this.manager, change);
     this.changes.push(change);

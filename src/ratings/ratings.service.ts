@@ -8,7 +8,7 @@ import { ProblemException } from '../common/problem';
 import { isSqlite, runTransaction } from '../database/transactions';
 import { UsersService } from '../users/users.service';
 import type { PutRatingDto } from './dto/entry-classes';
-import { RATING_CHANGED_EVENT, RatingChange } from './rating-change';
+import { RATING_CHANGED_EVENT, RatingChange, type WriteSource } from './rating-change';
 import { RatingRevision } from './rating-revision.entity';
 import { entryAfterPut, foundTitle } from './rating-rules';
 import { RatingWriteHooks } from './rating-write-hooks';
@@ -187,15 +187,17 @@ export class RatingsService {
    * - `work` must use only the writer (or the transaction it is given via hooks) and must not
    *   start another transaction.
    * - `author`, when the caller knows it (a request's principal), names the user in the writes'
-   *   RatingChange, so that hooks need not read it.
+   *   RatingChange, so that hooks need not read it, and the OAuth client of its token.
+   * - `source` says what made the writes (RatingChange.source).
    */
   async inWriteTransaction<T>(
     work: (writer: RatingWriter) => Promise<T>,
     author: WriteAuthor | null = null,
+    source: WriteSource = 'api',
   ): Promise<T> {
     let writer: RatingWriter | undefined;
     const result = await runTransaction(this.dataSource, async (manager) => {
-      writer = new RatingWriter(manager, this.repository, this.users, this.hooks, author);
+      writer = new RatingWriter(manager, this.repository, this.users, this.hooks, author, source);
       const result = await work(writer);
       await writer.finish();
       return result;

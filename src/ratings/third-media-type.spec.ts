@@ -44,6 +44,7 @@ const LIGHT_NOVEL = {
       },
     },
   },
+  history: { progress: ['volumes_read'], repeating: 'is_rereading' },
   mal: null,
 } as const satisfies MediaTypeDescriptor<'light_novel'>;
 

@@ -1,0 +1,231 @@
+import { Injectable } from '@nestjs/common';
+import type { MediaType } from '../media-types/media-type';
+import { problemBody, ProblemException } from '../common/problem';
+import type { PutRatingDto } from '../ratings/dto/entry-classes';
+import type { RatingView } from '../media-types';
+import type { WriteAuthor } from '../ratings/rating-writer';
+import { RatingsService } from '../ratings/ratings.service';
+import type { TitleRef } from '../ratings/title-ref';
+import { SettingsService } from '../settings/settings.service';
+import { startOfDayMs } from '../settings/time-zone';
+import { factsOf, HISTORY_FIELDS } from './history-facts';
+import { ABOVE_EVERY_ID, beforeBound, DEFAULT_LIMIT, type HistoryOptions } from './history-options';
+import { HistoryRepository, type StoredEvent } from './history.repository';
+import { derivedViewing, type Viewing } from './viewing-rules';
+
+/** An event as the reads show it (contract §20). */
+export interface EventView {
+  id: number;
+  title_id: number;
+  external_id: number | null;
+  at: string;
+  source: string;
+  client: string | null;
+  viewing: number | null;
+  /** `status`, progress fields, `score`: each present when it changed. */
+  [member: string]: StoredEvent['changes'][string] | string | number | null;
+}
+
+export interface ViewingView {
+  number: number;
+  started_at: string;
+  finished_at: string | null;
+  state: Viewing['state'];
+  score: number | null;
+  progress: number;
+}
+
+export interface EventPage {
+  events: EventView[];
+  hasMore: boolean;
+}
+
+function eventView(event: StoredEvent): EventView {
+  return {
+    id: event.id,
+    title_id: event.titleId,
+    external_id: event.externalId,
+    at: new Date(event.atMs).toISOString(),
+    source: event.source,
+    client: event.client,
+    viewing: event.viewing,
+    ...event.changes,
+  };
+}
+
+function viewingView(viewing: Viewing): ViewingView {
+  return {
+    number: viewing.number,
+    started_at: viewing.startedAt,
+    finished_at: viewing.finishedAt,
+    state: viewing.state,
+    score: viewing.score,
+    progress: viewing.progress,
+  };
+}
+
+const notYourEvent = (mediaType: MediaType, titleId: number) =>
+  ProblemException.notFound(`You have no such history event for ${mediaType} ${titleId}`);
+
+/** History reads and repairs (contract §20); events are written by HistoryRecorder. */
+@Injectable()
+export class HistoryService {
+  constructor(
+    private readonly repository: HistoryRepository,
+    private readonly ratings: RatingsService,
+    private readonly settings: SettingsService,
+  ) {}
+
+  /** The user's entry for the title (404 when the catalog has no such title), or null. */
+  async entryOf(userId: number, mediaType: MediaType, ref: TitleRef): Promise<RatingView | null> {
+    const [entry] = await this.ratings.getOne(userId, mediaType, ref);
+    return entry ?? null;
+  }
+
+  /** A page of the list's events (or of one title's, `titleId`), newest first. */
+  async events(
+    userId: number,
+    mediaType: MediaType,
+    titleId: number | null,
+    options: HistoryOptions,
+  ): Promise<EventPage> {
+    const limit = options.limit ?? DEFAULT_LIMIT;
+    let fromMs: number | null = null;
+    let toMs: number | null = null;
+    if (options.from !== null || options.to !== null) {
+      const zone = await this.settings.timeZoneOf(userId);
+      if (options.from !== null) fromMs = startOfDayMs(options.from, zone);
+      if (options.to !== null) toMs = startOfDayMs(options.to, zone, 1);
+    }
+    const rows = await this.repository.events(userId, mediaType, {
+      titleId,
+      before: beforeBound(options),
+      fromMs,
+      toMs,
+      limit: limit + 1,
+    });
+    const hasMore = rows.length > limit;
+    if (hasMore) rows.length = limit;
+    return { events: rows.map(eventView), hasMore };
+  }
+
+  /** One title's events: none when the user has no entry for it (404 for an unknown title). */
+  async titleEvents(
+    userId: number,
+    mediaType: MediaType,
+    ref: TitleRef,
+    options: HistoryOptions,
+  ): Promise<EventPage> {
+    const entry = await this.entryOf(userId, mediaType, ref);
+    if (!entry) return { events: [], hasMore: false };
+    return this.events(userId, mediaType, entry.id, options);
+  }
+
+  async viewings(userId: number, mediaType: MediaType, ref: TitleRef): Promise<ViewingView[]> {
+    const entry = await this.entryOf(userId, mediaType, ref);
+    if (!entry) return [];
+    const stored = await this.repository.viewings(userId, mediaType, entry.id);
+    return this.viewingsOf(mediaType, entry, stored).map(viewingView);
+  }
+
+  /** Removes one event; the entry and its viewings stay (contract §20). */
+  async deleteEvent(
+    userId: number,
+    mediaType: MediaType,
+    ref: TitleRef,
+    eventId: number | null,
+  ): Promise<void> {
+    const { entry } = await this.findEvent(userId, mediaType, ref, eventId);
+    await this.repository.deleteEvent(userId, mediaType, entry.id, eventId!);
+  }
+
+  /**
+   * Undoes the title's latest event through the one write path: each member back to its `from`,
+   * or, for the event that created the entry, the entry deleted (contract §20).
+   */
+  async revert(
+    user: WriteAuthor,
+    mediaType: MediaType,
+    ref: TitleRef,
+    eventId: number | null,
+  ): Promise<void> {
+    const { entry, event } = await this.findEvent(user.id, mediaType, ref, eventId);
+    const latest = await this.repository.latestEventId(user.id, mediaType, entry.id);
+    if (latest !== event.id) {
+      throw new ProblemException(
+        problemBody(
+          409,
+          `Event ${event.id} is not the latest event of ${mediaType} ${entry.id} (that is ${latest}): only the latest can be reverted`,
+        ),
+      );
+    }
+    const title = { id: entry.id };
+    if (event.changes.status?.from === null) {
+      await this.ratings.remove(user, mediaType, title);
+      return;
+    }
+    const body: Record<string, unknown> = {
+      status: event.changes.status?.from ?? entry.status,
+    };
+    for (const field of HISTORY_FIELDS[mediaType].progress) {
+      const change = event.changes[field];
+      if (change) body[field] = change.from;
+    }
+    const score = event.changes.score;
+    if (score && score.from !== null) {
+      const from = Number(score.from);
+      body.public_rating = Math.floor(from / 10);
+      body.public_fraction = from % 10;
+    }
+    await this.ratings.put(user, mediaType, title, body as unknown as PutRatingDto);
+  }
+
+  /** What `users export` holds of the history of one media type (contract §20). */
+  async exportOf(
+    userId: number,
+    mediaType: MediaType,
+  ): Promise<{ history: EventView[]; viewings: { title_id: number; viewings: ViewingView[] }[] }> {
+    const events = await this.repository.events(userId, mediaType, {
+      titleId: null,
+      before: null,
+      fromMs: null,
+      toMs: null,
+      limit: ABOVE_EVERY_ID - 1,
+    });
+    const byTitle = new Map<number, Viewing[]>();
+    for (const viewing of await this.repository.allViewings(userId, mediaType)) {
+      const list = byTitle.get(viewing.titleId);
+      if (list) list.push(viewing);
+      else byTitle.set(viewing.titleId, [viewing]);
+    }
+    const entries = await this.ratings.getAll(userId, mediaType);
+    return {
+      history: events.map(eventView),
+      viewings: entries.map((entry) => ({
+        title_id: entry.id,
+        viewings: this.viewingsOf(mediaType, entry, byTitle.get(entry.id) ?? []).map(viewingView),
+      })),
+    };
+  }
+
+  /** The stored viewings, or, for an entry that has none, the one its fields call for. */
+  private viewingsOf(mediaType: MediaType, entry: RatingView, stored: Viewing[]): Viewing[] {
+    if (stored.length > 0) return stored;
+    const derived = derivedViewing(factsOf(mediaType, entry));
+    return derived ? [derived] : [];
+  }
+
+  private async findEvent(
+    userId: number,
+    mediaType: MediaType,
+    ref: TitleRef,
+    eventId: number | null,
+  ): Promise<{ entry: RatingView; event: StoredEvent }> {
+    const entry = await this.entryOf(userId, mediaType, ref);
+    if (!entry) throw notYourEvent(mediaType, ref.id);
+    const event =
+      eventId === null ? null : await this.repository.event(userId, mediaType, entry.id, eventId);
+    if (!event) throw notYourEvent(mediaType, entry.id);
+    return { entry, event };
+  }
+}
