@@ -100,7 +100,7 @@ function refuseExcessArguments(command: Command): void {
 @Module({
   imports: [
     ConfigModule.forRoot(),
-    DatabaseModule.forRoot({ retryAttempts: 0, entities: ENTITIES, onDemand: true }),
+    DatabaseModule.forRoot({ attempts: 1, entities: ENTITIES, onDemand: true }),
     EventEmitterModule.forRoot(),
     UsersModule,
     // Entry writes from the command line take the same path (and hooks) as the server's.
