@@ -23,6 +23,7 @@ import { MalListsModule } from './mal-lists/mal-lists.module';
 import { AppConfig, InvalidConfigError, loadConfig } from './config/app-config';
 import { APP_CONFIG, ConfigModule } from './config/config.module';
 import { packageVersion } from './docs/package-version';
+import { CopyDatabaseCommand, DatabaseCommand } from './database/database.command';
 import { DatabaseConnection, DatabaseModule } from './database/database.module';
 import { ENTITIES } from './entities';
 import {
@@ -149,6 +150,8 @@ function refuseExcessArguments(command: Command): void {
     ListsCommand,
     ExportListCommand,
     ImportListCommand,
+    DatabaseCommand,
+    CopyDatabaseCommand,
   ],
 })
 class CliModule {}
