@@ -44,10 +44,11 @@ export function inputsDigest(root) {
  */
 export function builtDigest(dist) {
   try {
-    return (
-      /** @type {{ inputs?: unknown }} */ (JSON.parse(readFileSync(join(dist, STAMP_FILE), 'utf8')))
-        .inputs ?? null
+    const parsed = /** @type {unknown} */ (
+      JSON.parse(readFileSync(join(dist, STAMP_FILE), 'utf8'))
     );
+    const stamp = /** @type {{ inputs?: unknown }} */ (parsed);
+    return typeof stamp.inputs === 'string' ? stamp.inputs : null;
   } catch {
     return null;
   }

@@ -42,7 +42,7 @@ export async function copyDatabase(
     ...targetOptions,
     // A batch may take longer than a request's query timeout.
     ...(targetOptions.type === 'mysql' ? { enableQueryTimeout: false } : {}),
-  } as DataSourceOptions).initialize();
+  }).initialize();
   try {
     const tables = orderByForeignKeys(await copiedTables(source, target));
     await refuseData(target, tables);
@@ -180,9 +180,9 @@ async function refuseData(target: DataSource, tables: CopiedTable[]): Promise<vo
 }
 
 async function countRows(manager: EntityManager, dataSource: DataSource, table: string) {
-  const [row] = (await manager.query(`SELECT COUNT(*) AS n FROM ${quote(dataSource, table)}`)) as {
-    n: number | string;
-  }[];
+  const [row] = await manager.query<{ n: number | string }[]>(
+    `SELECT COUNT(*) AS n FROM ${quote(dataSource, table)}`,
+  );
   return Number(row.n);
 }
 
@@ -207,14 +207,14 @@ async function copyTable(
   let after: unknown[] | null = null;
   let copied = 0;
   for (;;) {
-    const rows = (await reader.query(
+    const rows: Record<string, unknown>[] = await reader.query(
       after === null
         ? `${select} ORDER BY ${key} LIMIT ${batch}`
         : `${select} WHERE (${key}) > (${after.map(() => '?').join(', ')}) ORDER BY ${key} LIMIT ${batch}`,
       after ?? [],
-    )) as Record<string, unknown>[];
+    );
     if (rows.length === 0) return copied;
-    const values = rows.map((row) => table.columns.map((column) => row[column]));
+    const values: unknown[][] = rows.map((row) => table.columns.map((column) => row[column]));
     await writer.query(
       insert + values.map(() => placeholders).join(', '),
       values.flatMap((row) =>
@@ -246,12 +246,12 @@ async function nextIds(
   tables: CopiedTable[],
 ): Promise<Map<string, number>> {
   const copied = new Set(tables.map((table) => table.name));
-  const rows = (await reader.query(
+  const rows = await reader.query<{ name: string; next: number | string }[]>(
     source.options.type === 'mysql'
       ? `SELECT TABLE_NAME AS name, AUTO_INCREMENT AS next FROM information_schema.TABLES
          WHERE TABLE_SCHEMA = DATABASE() AND AUTO_INCREMENT IS NOT NULL`
       : 'SELECT name, seq + 1 AS next FROM sqlite_sequence',
-  )) as { name: string; next: number | string }[];
+  );
   return new Map(
     rows
       .map((row) => [row.name, Number(row.next)] as const)
