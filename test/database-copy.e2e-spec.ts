@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createConnection } from 'mysql2/promise';
 import { exitOf, freePort, runCli, startServer } from './utils/cli';
@@ -92,6 +93,15 @@ describe('database copy --to: from SQLite to a new MariaDB database', () => {
     // Something in every kind of table: users (one with a password), tokens, titles, entries and
     // deletions, OAuth clients, a webhook and its outbox.
     await cli(['catalog', 'import', 'examples/catalog.json']);
+    // More titles than one batch holds: the copy pages through a two-column key.
+    const more = join(dirname(sqliteFile), 'more-titles.json');
+    const titles = Array.from({ length: 2100 }, (_, i) => ({
+      media_type: i % 2 === 0 ? 'anime' : 'manga',
+      id: 1000 + i,
+      title: `Title ${1000 + i}`,
+    }));
+    writeFileSync(more, JSON.stringify(titles));
+    await cli(['catalog', 'import', more]);
     await cli(
       ['users', 'create', '--name', 'alice', '--password-stdin'],
       sqliteUrl,
@@ -139,6 +149,9 @@ describe('database copy --to: from SQLite to a new MariaDB database', () => {
         (sqlite.prepare(`SELECT COUNT(*) AS n FROM "${table}"`).get() as { n: number }).n,
       ]),
     );
+    const titlesInSqlite = sqlite
+      .prepare('SELECT media_type, id, title FROM titles ORDER BY media_type, id')
+      .all();
     const { seq: lastEntryId } = sqlite
       .prepare("SELECT seq FROM sqlite_sequence WHERE name = 'rating_entries'")
       .get() as { seq: number };
@@ -186,6 +199,11 @@ describe('database copy --to: from SQLite to a new MariaDB database', () => {
     }
     const target = await createConnection({ uri: mariadbUrl });
     try {
+      expect(rows.titles).toBeGreaterThan(2000);
+      const [titlesInMariaDb] = await target.query(
+        'SELECT media_type, id, title FROM titles ORDER BY media_type, id',
+      );
+      expect(titlesInMariaDb).toEqual(titlesInSqlite);
       const [[newest]] = (await target.query('SELECT MAX(id) AS id FROM rating_entries')) as [
         { id: number }[],
         unknown,
@@ -204,5 +222,22 @@ describe('database copy --to: from SQLite to a new MariaDB database', () => {
       /^error: The target already holds data \(rows in .*users: 2.*\): copy into a new, empty database\n$/,
     );
     expect(await cli(['users', 'list'], mariadbUrl)).toBe(await cli(['users', 'list'], sqliteUrl));
+
+    // And back, into a new SQLite file (README: moving back).
+    const back = `sqlite:${join(dirname(sqliteFile), 'back.sqlite')}`;
+    const copiedBack = JSON.parse(await cli(['database', 'copy', '--to', back], mariadbUrl)) as {
+      tables: Record<string, number>;
+    };
+    expect(copiedBack.tables).toEqual({
+      ...rows,
+      // Bob's entry written on MariaDB, and what its server delivered and recorded meanwhile.
+      rating_entries: rows.rating_entries + 1,
+      rating_revisions: expect.any(Number),
+      webhook_messages: expect.any(Number),
+      webhook_attempts: expect.any(Number),
+    });
+    const onCopyBack = await serve(back);
+    expect(await onCopyBack.call(alice, 'GET', '/v1/my/profile')).toEqual(before[2]);
+    await onCopyBack.stop();
   }, 240_000);
 });
