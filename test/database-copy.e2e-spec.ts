@@ -89,6 +89,18 @@ describe('database copy --to: from SQLite to a new MariaDB database', () => {
     return { call, stop };
   };
 
+  it('names a target database that does not exist, and how to make it', async () => {
+    const url = new URL(MARIADB);
+    url.pathname = `/ratings_copy_missing_${randomBytes(3).toString('hex')}`;
+    const result = await runCli(['database', 'copy', '--to', url.toString()], {
+      DATABASE_URL: sqliteUrl,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `error: The target database does not exist (MySQL/MariaDB ${url.toString()}): create it first (CREATE DATABASE ${url.pathname.slice(1)})`,
+    );
+  });
+
   it('copies every table; a server on the copy answers the same token with the same list and profile', async () => {
     // Something in every kind of table: users (one with a password), tokens, titles, entries and
     // deletions, OAuth clients, a webhook and its outbox.

@@ -9,7 +9,7 @@ import { makeSqliteFolder } from './typeorm-options';
 const VALUES_PER_STATEMENT = 10_000;
 const ROWS_PER_BATCH = 1000;
 
-/** Refused before anything is written to the target: the message says why. */
+/** A copy refused; the message says why. */
 export class DatabaseCopyError extends Error {}
 
 interface CopiedTable {
@@ -37,7 +37,15 @@ export async function copyDatabase(
     throw new DatabaseCopyError('The target is the database of DATABASE_URL itself');
   }
   makeSqliteFolder(targetOptions);
-  await runMigrationsUnderLock(targetOptions);
+  try {
+    await runMigrationsUnderLock(targetOptions);
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'ER_BAD_DB_ERROR') throw error;
+    const name = targetOptions.type === 'mysql' ? new URL(targetOptions.url ?? '').pathname : '';
+    throw new DatabaseCopyError(
+      `The target database does not exist (${describeDatabase(targetOptions)}): create it first (CREATE DATABASE ${decodeURIComponent(name.slice(1))})`,
+    );
+  }
   const target = await new DataSource({
     ...targetOptions,
     // A batch may take longer than a request's query timeout.
@@ -129,7 +137,7 @@ function parentsOf(source: DataSource, table: Table, name: string): string[] {
     .filter((parent) => parent !== name);
 }
 
-/** Parents before children (a row referring to itself is copied after it, in key order). */
+/** Parents before children; a table that refers to itself is copied in key order. */
 function orderByForeignKeys(tables: TableWithParents[]): CopiedTable[] {
   const ordered: CopiedTable[] = [];
   const placed = new Set<string>();
