@@ -1,6 +1,7 @@
 // `npm start` runs this first. With the build's toolchain installed (the TypeScript compiler and
-// the @types packages of devDependencies: a clone after `npm ci`) it builds, so that
-// `npm ci && npm start` serves the current sources. Without it (a production install:
+// the @types packages of devDependencies: a clone after `npm ci`) it builds unless dist/ was built
+// from the sources as they are (its stamp, build-inputs.mjs), so that `npm ci && npm start` serves
+// the current sources and a second `npm start` starts at once. Without it (a production install:
 // `npm ci --omit=dev`, or `npm prune --omit=dev` after building, which may keep `typescript`
 // itself as a peer of typeorm but drops the type packages) it starts the build in dist/ as it is.
 import { spawnSync } from 'node:child_process';
@@ -9,6 +10,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
+import { builtDigest, inputsDigest } from './build-inputs.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const parsed = /** @type {unknown} */ (
@@ -30,6 +32,14 @@ const missing = toolchain.filter((name) => {
 });
 
 if (missing.length === 0) {
+  const dist = join(root, 'dist');
+  const built = existsSync(join(dist, 'main.js')) ? builtDigest(dist) : null;
+  if (built !== null && built === inputsDigest(root)) process.exit(0);
+  process.stderr.write(
+    built === null
+      ? 'Building dist/ (npm run build): dist/ holds no stamped build.\n'
+      : 'Building dist/ (npm run build): the sources changed since the last build.\n',
+  );
   const build = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs')], {
     stdio: 'inherit',
     cwd: root,

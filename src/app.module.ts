@@ -40,7 +40,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        DatabaseModule.forRoot({ retryAttempts: 5, entities: ENTITIES }),
+        DatabaseModule.forRoot({ attempts: 5, entities: ENTITIES }),
         EventEmitterModule.forRoot(),
         CountersModule,
         UsersModule,

@@ -1,4 +1,3 @@
-import { ConsoleLogger, LogLevel as NestLogLevel } from '@nestjs/common';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { problemBody } from './common/problem';
@@ -18,7 +17,7 @@ import { addHttpMetricsHook } from './metrics/http-metrics.hook';
 import { MetricsService } from './metrics/metrics.service';
 import { addRateLimitHeadersHook } from './rate-limit/rate-limit-headers.hook';
 import { RateLimitService } from './rate-limit/rate-limit.service';
-import type { AppConfig, LogLevel } from './config/app-config';
+import type { AppConfig } from './config/app-config';
 
 export const BODY_LIMIT_BYTES = 16384;
 
@@ -43,16 +42,6 @@ export function createHttpAdapter(config: AppConfig): FastifyAdapter {
       sendProblem(reply, problemBody(400, 'The request path could not be decoded'));
     },
   });
-}
-
-export function createLogger(level: LogLevel, json = true): ConsoleLogger {
-  const levels: Record<LogLevel, NestLogLevel[]> = {
-    error: ['fatal', 'error'],
-    warn: ['fatal', 'error', 'warn'],
-    info: ['fatal', 'error', 'warn', 'log'],
-    debug: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
-  };
-  return new ConsoleLogger({ json, logLevels: levels[level] });
 }
 
 /** Everything main.ts and the e2e tests must share, so that they cannot drift apart. */

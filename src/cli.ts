@@ -25,6 +25,7 @@ import { MalListsModule } from './mal-lists/mal-lists.module';
 import { AppConfig, InvalidConfigError, loadConfig } from './config/app-config';
 import { APP_CONFIG, ConfigModule } from './config/config.module';
 import { packageVersion } from './docs/package-version';
+import { CopyDatabaseCommand, DatabaseCommand } from './database/database.command';
 import { DatabaseConnection, DatabaseModule } from './database/database.module';
 import { ENTITIES } from './entities';
 import {
@@ -102,7 +103,7 @@ function refuseExcessArguments(command: Command): void {
 @Module({
   imports: [
     ConfigModule.forRoot(),
-    DatabaseModule.forRoot({ retryAttempts: 0, entities: ENTITIES, onDemand: true }),
+    DatabaseModule.forRoot({ attempts: 1, entities: ENTITIES, onDemand: true }),
     EventEmitterModule.forRoot(),
     UsersModule,
     // Entry writes from the command line take the same path (and hooks) as the server's.
@@ -152,6 +153,8 @@ function refuseExcessArguments(command: Command): void {
     ListsCommand,
     ExportListCommand,
     ImportListCommand,
+    DatabaseCommand,
+    CopyDatabaseCommand,
   ],
 })
 class CliModule {}

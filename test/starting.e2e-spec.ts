@@ -11,10 +11,11 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer, connect, type Server as NetServer } from 'node:net';
 import { delimiter, dirname, join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
 import { MIGRATIONS } from '../src/database/typeorm-options';
-import { freePort } from './utils/cli';
+import { exitOf, freePort } from './utils/cli';
 import { PrivateMariaDb } from './utils/private-mariadb';
 import { tempDir, testRedisUrl } from './utils/test-services';
 import { sleep } from './utils/wait';
@@ -83,15 +84,56 @@ async function stop(server: Server): Promise<void> {
   });
 }
 
+/** PATH without any folder that holds a `tsc` (node_modules/.bin of this checkout, say). */
+const pathWithoutTsc = (process.env.PATH ?? '')
+  .split(delimiter)
+  .filter((dir) => dir !== '' && !existsSync(join(dir, 'tsc')))
+  .join(delimiter);
+
+/** Resolves once the child exited and its output was read to the end. */
+function closed(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => child.once('close', (code) => resolve(code)));
+}
+
+/** Whether a process of this id still exists (a zombie included, until its parent reaps it). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether anything accepts a connection on 127.0.0.1:`port`. */
+function accepting(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Every line of `text` parsed as JSON (fails naming the first that is not). */
+function jsonLines(text: string): Record<string, unknown>[] {
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => {
+      try {
+        return JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        throw new Error(`not a JSON line: ${line}\nin:\n${text}`);
+      }
+    });
+}
+
 describe('starting the server', () => {
   describe('npm start and npm run build in a copy of the project', () => {
     let project: string;
-    /** PATH without any folder that holds a `tsc` (node_modules/.bin of this checkout, say). */
-    const pathWithoutTsc = (process.env.PATH ?? '')
-      .split(delimiter)
-      .filter((dir) => dir !== '' && !existsSync(join(dir, 'tsc')))
-      .join(delimiter);
-
     /** `npm ARGS` in the copy, as an operator would run it there. */
     const npm = (...args: string[]) =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
@@ -192,6 +234,171 @@ describe('starting the server', () => {
       expect(readFileSync(join(project, 'dist', 'main.js'), 'utf8')).toMatch(/started/);
       expect(existsSync(join(project, 'dist.next'))).toBe(false);
     }, 300_000);
+  });
+
+  describe('npm start in a clone, started again', () => {
+    let project: string;
+    const groups: number[] = [];
+
+    beforeAll(() => {
+      project = tempDir('ratings-npm-restart-');
+      for (const file of [
+        'package.json',
+        'package-lock.json',
+        'tsconfig.json',
+        'tsconfig.build.json',
+      ]) {
+        copyFileSync(join(ROOT, file), join(project, file));
+      }
+      for (const folder of ['src', 'scripts']) {
+        cpSync(join(ROOT, folder), join(project, folder), { recursive: true });
+      }
+      symlinkSync(realpathSync(join(ROOT, 'node_modules')), join(project, 'node_modules'), 'dir');
+    });
+
+    afterAll(() => {
+      // Whatever a failed test left: npm, and a server that outlived it (same process group).
+      for (const group of groups) {
+        try {
+          process.kill(-group, 'SIGKILL');
+        } catch {
+          // gone already
+        }
+      }
+      rmSync(project, { recursive: true, force: true });
+    });
+
+    /** `npm start` in the copy, in a process group of its own; resolves once the server is ready. */
+    const npmStart = async () => {
+      const port = await freePort();
+      const child = spawn('npm', ['start', '--silent'], {
+        cwd: project,
+        env: cleanEnv({ PATH: pathWithoutTsc, PORT: String(port), HOST: '127.0.0.1' }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
+      if (child.pid) groups.push(child.pid);
+      let stderr = '';
+      let partial = '';
+      const server: Server = { child, lines: [], stderr: () => stderr };
+      child.stdout?.on('data', (chunk: Buffer) => {
+        const parts = (partial + chunk.toString()).split('\n');
+        partial = parts.pop() ?? '';
+        server.lines.push(...parts);
+      });
+      child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const line = await readyLine(server, 240_000);
+      return { npm: child, stderr: () => stderr, port, pid: Number(line.pid) };
+    };
+
+    /** Signals npm alone, as a supervisor or `kill PID` does; then nothing may be left of it. */
+    const expectStoppedBy = async (
+      started: Awaited<ReturnType<typeof npmStart>>,
+      signal: NodeJS.Signals,
+    ) => {
+      expect(alive(started.pid)).toBe(true);
+      expect(await accepting(started.port)).toBe(true);
+      started.npm.kill(signal);
+      await exitOf(started.npm);
+      // npm is gone: the server it started is too, and its port is free.
+      expect(alive(started.pid)).toBe(false);
+      expect(await accepting(started.port)).toBe(false);
+    };
+
+    const stamp = () => join(project, 'dist', 'build-stamp.json');
+
+    it('the first npm start builds; SIGTERM to npm stops the server', async () => {
+      const started = await npmStart();
+      expect(started.stderr()).toContain(
+        'Building dist/ (npm run build): dist/ holds no stamped build.',
+      );
+      expect(existsSync(stamp())).toBe(true);
+      await expectStoppedBy(started, 'SIGTERM');
+    }, 300_000);
+
+    it('a second npm start does not build (dist/ as it was); SIGINT to npm stops the server', async () => {
+      // A build replaces dist/ as a whole: a file of ours in it survives only if none ran.
+      writeFileSync(join(project, 'dist', 'left-by-the-test'), '');
+      const before = readFileSync(stamp(), 'utf8');
+      const started = await npmStart();
+      expect(started.stderr()).not.toContain('Building');
+      expect(existsSync(join(project, 'dist', 'left-by-the-test'))).toBe(true);
+      expect(readFileSync(stamp(), 'utf8')).toBe(before);
+      await expectStoppedBy(started, 'SIGINT');
+    }, 120_000);
+
+    it('after a source changed, npm start builds again', async () => {
+      const main = join(project, 'src', 'main.ts');
+      writeFileSync(main, `${readFileSync(main, 'utf8')}// changed\n`);
+      const before = readFileSync(stamp(), 'utf8');
+      const started = await npmStart();
+      expect(started.stderr()).toContain(
+        'Building dist/ (npm run build): the sources changed since the last build.',
+      );
+      expect(existsSync(join(project, 'dist', 'left-by-the-test'))).toBe(false);
+      expect(readFileSync(stamp(), 'utf8')).not.toBe(before);
+      await expectStoppedBy(started, 'SIGTERM');
+    }, 300_000);
+  });
+
+  describe('a start that fails: JSON lines only, and exit code 1', () => {
+    it('retries an unreachable database with one line per attempt, then says why it stops', async () => {
+      const closedPort = await freePort();
+      const server = startMain({
+        DATABASE_URL: `mysql://root@127.0.0.1:${closedPort}/ratings`,
+        HOST: '127.0.0.1',
+        PORT: String(await freePort()),
+      });
+      expect(await closed(server.child)).toBe(1);
+      expect(server.stderr()).toBe('');
+      const lines = jsonLines(server.lines.join('\n'));
+      for (const line of lines) {
+        expect(line).toEqual(
+          expect.objectContaining({ level: expect.any(Number), msg: expect.any(String) }),
+        );
+      }
+      const database = `MySQL/MariaDB mysql://root@127.0.0.1:${closedPort}/ratings`;
+      const reason = `connect ECONNREFUSED 127.0.0.1:${closedPort}`;
+      expect(lines.slice(0, -1)).toEqual(
+        [1, 2, 3, 4].map((attempt) =>
+          expect.objectContaining({
+            level: 40,
+            context: 'Database',
+            msg: `Could not open the database (${database}): ${reason}; retrying in 1 s (attempt ${attempt} of 5)`,
+          }),
+        ),
+      );
+      expect(lines[lines.length - 1]).toEqual(
+        expect.objectContaining({
+          level: 50,
+          msg: `Could not open the database (${database}) in 5 attempts: ${reason}`,
+        }),
+      );
+    }, 60_000);
+
+    it('on a port already taken: one line naming the port', async () => {
+      const taken: NetServer = createServer();
+      await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+      const { port } = taken.address() as { port: number };
+      try {
+        const server = startMain({
+          DATABASE_URL: process.env.E2E_DATABASE_URL!,
+          HOST: '127.0.0.1',
+          PORT: String(port),
+        });
+        expect(await closed(server.child)).toBe(1);
+        expect(server.stderr()).toBe('');
+        expect(jsonLines(server.lines.join('\n'))).toEqual([
+          expect.objectContaining({
+            level: 60,
+            context: 'Server',
+            msg: `Cannot listen on port ${port} on 127.0.0.1: the port is already in use (EADDRINUSE). Stop the process that listens there or set PORT to a free port.`,
+          }),
+        ]);
+      } finally {
+        await new Promise((resolve) => taken.close(resolve));
+      }
+    });
   });
 
   describe('the ready line of node dist/main.js', () => {

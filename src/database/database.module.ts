@@ -1,9 +1,11 @@
-import { DynamicModule, Inject, Injectable, Module } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DynamicModule, Inject, Injectable, Logger, Module } from '@nestjs/common';
 import { InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DatabaseAvailability } from './database-availability.service';
+import { describeDatabase } from './describe-database';
 import { boundMysqlPool } from './database-timeouts';
 import { runMigrationsUnderLock } from './migration-lock';
 import { queueSqliteStatements } from './transactions';
@@ -39,19 +41,47 @@ async function connect(dataSource: DataSource): Promise<void> {
   queueSqliteStatements(dataSource);
 }
 
+const RETRY_DELAY_MS = 1000;
+
+/**
+ * The server's start-up connection: a database still starting gets `attempts` tries a second
+ * apart, each failure one log line. (TypeOrmModule's own retries would log a stack per attempt.)
+ */
+async function connectRetrying(dataSource: DataSource, attempts: number): Promise<void> {
+  const logger = new Logger('Database');
+  const database = describeDatabase(dataSource.options);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await connect(dataSource);
+      return;
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      if (attempt >= attempts) {
+        throw new Error(
+          `Could not open the database (${database}) in ${attempts} attempts: ${reason}`,
+        );
+      }
+      logger.warn(
+        `Could not open the database (${database}): ${reason}; retrying in ${RETRY_DELAY_MS / 1000} s (attempt ${attempt} of ${attempts})`,
+      );
+      await sleep(RETRY_DELAY_MS);
+    }
+  }
+}
+
 /** Connects and applies pending migrations at start-up (contract §9, §16), or on demand. */
 @Module({})
 export class DatabaseModule {
   /**
-   * The server retries a database that is still starting; the CLI fails at once. `onDemand`:
-   * nothing touches the database until DatabaseConnection.open() is called.
+   * The server tries a database that is still starting `attempts` times; the CLI (1) fails at
+   * once. `onDemand`: nothing touches the database until DatabaseConnection.open() is called.
    */
   static forRoot({
-    retryAttempts,
+    attempts,
     entities,
     onDemand = false,
   }: {
-    retryAttempts: number;
+    attempts: number;
     entities: EntityList;
     onDemand?: boolean;
   }): DynamicModule {
@@ -63,13 +93,12 @@ export class DatabaseModule {
           inject: [APP_CONFIG],
           useFactory: (config: AppConfig) => ({
             ...buildTypeOrmOptions(config.database, entities, config.databaseTimeoutMs),
-            retryAttempts,
-            retryDelay: 1000,
+            toRetry: () => false,
             manualInitialization: onDemand,
           }),
           dataSourceFactory: async (options) => {
             const dataSource = new DataSource(options as DataSourceOptions);
-            if (!onDemand) await connect(dataSource);
+            if (!onDemand) await connectRetrying(dataSource, attempts);
             return dataSource;
           },
         }),

@@ -20,7 +20,35 @@ export async function listenAddress(config: AppConfig): Promise<string> {
   return (await ipv6Available()) ? '::' : '0.0.0.0';
 }
 
+/** A listen refused for a reason the operator fixes in PORT or HOST; the message says which. */
+export class ListenError extends Error {}
+
+function listenError(error: unknown, port: number, host: string): ListenError | null {
+  const on = `port ${port} on ${host.includes(':') ? `[${host}]` : host}`;
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'EADDRINUSE':
+      return new ListenError(
+        `Cannot listen on ${on}: the port is already in use (EADDRINUSE). Stop the process that listens there or set PORT to a free port.`,
+      );
+    case 'EACCES':
+      return new ListenError(
+        `Cannot listen on ${on}: permission denied (EACCES). Ports below 1024 need privileges: set PORT to 1024 or above.`,
+      );
+    case 'EADDRNOTAVAIL':
+      return new ListenError(
+        `Cannot listen on ${on}: HOST is not an address of this machine (EADDRNOTAVAIL). Set HOST to one of its addresses, or leave it unset to listen on all.`,
+      );
+    default:
+      return null;
+  }
+}
+
 /** Listens as main.ts does: PORT on HOST. */
 export async function listen(app: NestFastifyApplication, config: AppConfig): Promise<void> {
-  await app.listen(config.port, await listenAddress(config));
+  const host = await listenAddress(config);
+  try {
+    await app.listen(config.port, host);
+  } catch (error) {
+    throw listenError(error, config.port, host) ?? error;
+  }
 }

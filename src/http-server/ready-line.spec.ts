@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import { describeDatabase, readyFacts, readyMessage, redactUrl, serverUrl } from './ready-line';
+import { describeDatabase, redactUrl } from '../database/describe-database';
+import { readyFacts, readyMessage, serverUrl } from './ready-line';
 
 describe('the ready line', () => {
   it('masks a password and drops the query string of a URL', () => {

@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
+import { describeDatabase, redactUrl } from '../database/describe-database';
 import { packageVersion } from '../docs/package-version';
 import { AppLogger } from '../logging/app-logger';
 
@@ -14,15 +14,6 @@ export interface ReadyFacts {
   version: string;
 }
 
-/** A URL as it may be shown: the password masked, the query (which may hold credentials) dropped. */
-export function redactUrl(raw: string): string {
-  const url = new URL(raw);
-  if (url.password !== '') url.password = '***';
-  url.search = '';
-  url.hash = '';
-  return url.toString();
-}
-
 /** Where to point a browser: a wildcard address is reached as localhost. */
 export function serverUrl(address: AddressInfo): string {
   const wildcard = address.address === '::' || address.address === '0.0.0.0';
@@ -32,12 +23,6 @@ export function serverUrl(address: AddressInfo): string {
       ? `[${address.address}]`
       : address.address;
   return `http://${host}:${address.port}`;
-}
-
-export function describeDatabase(options: DataSourceOptions): string {
-  if (options.type === 'better-sqlite3') return `SQLite ${resolve(String(options.database))}`;
-  if (options.type === 'mysql' && options.url) return `MySQL/MariaDB ${redactUrl(options.url)}`;
-  return options.type;
 }
 
 export function readyFacts(

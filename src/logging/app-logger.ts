@@ -34,6 +34,11 @@ export class AppLogger implements LoggerService, OnApplicationShutdown {
   error(message: unknown, ...rest: unknown[]): void {
     // Nest passes (message, stack?, context?).
     const [stack, context] = rest.length >= 2 ? rest : [undefined, rest[0]];
+    if (context === 'NestApplication' && isFailedListen(message)) {
+      // Nest's own line for a listen that failed: main.ts reports the failure, naming PORT.
+      this.pino.debug({ context }, message);
+      return;
+    }
     const fields: Record<string, unknown> = {};
     if (typeof context === 'string') fields.context = context;
     if (typeof stack === 'string') fields.stack = stack;
@@ -66,6 +71,10 @@ export class AppLogger implements LoggerService, OnApplicationShutdown {
     const fields = typeof context === 'string' ? { context } : {};
     this.pino[level](fields, stringify(message));
   }
+}
+
+function isFailedListen(message: unknown): message is string {
+  return typeof message === 'string' && message.startsWith('Error: listen ');
 }
 
 function stringify(message: unknown): string {
