@@ -16,7 +16,7 @@ import {
   RevokeTokenCommand,
   TokensCommand,
 } from './accounts/tokens.command';
-import { exitQuietlyWhenOutputClosed } from './cli/output';
+import { exitQuietlyWhenOutputClosed } from './common/cli/output';
 import { CatalogModule } from './catalog/catalog.module';
 import { CatalogCommand, ImportCatalogCommand } from './catalog/catalog.command';
 import { ExportListCommand, ImportListCommand, ListsCommand } from './mal-lists/lists.command';

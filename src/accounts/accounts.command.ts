@@ -1,6 +1,6 @@
 import { CommandRunner, SubCommand } from 'nest-commander';
-import { Options } from '../cli/options';
-import { serviceCommand } from '../cli/service-command';
+import { Options } from '../common/cli/options';
+import { serviceCommand } from '../common/cli/service-command';
 import { USER_NAME } from '../users/user-name.option';
 import { AccountErasure } from './account-erasure';
 import { AccountExport } from './account-export';

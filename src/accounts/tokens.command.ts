@@ -1,9 +1,9 @@
 import { Inject } from '@nestjs/common';
 import { AccountTokens } from './account-tokens';
-import { CommandGroup } from '../cli/command-group';
-import { serviceCommand } from '../cli/service-command';
+import { CommandGroup } from '../common/cli/command-group';
+import { serviceCommand } from '../common/cli/service-command';
 import { Command, CommandRunner, SubCommand } from 'nest-commander';
-import { Options } from '../cli/options';
+import { Options } from '../common/cli/options';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { TokenRequestError, TokensService } from '../auth/tokens.service';

@@ -1,6 +1,6 @@
-import { CommandGroup } from '../cli/command-group';
-import { printJsonLine } from '../cli/output';
-import { serviceCommand } from '../cli/service-command';
+import { CommandGroup } from '../common/cli/command-group';
+import { printJsonLine } from '../common/cli/output';
+import { serviceCommand } from '../common/cli/service-command';
 import {
   Command,
   CommandRunner,
@@ -13,7 +13,7 @@ import { DeleteUserCommand, ExportUserCommand } from './accounts.command';
 import { UnblockUserCommand } from '../auth/external-identities.command';
 import { ResetSignInCommand } from '../oauth/sign-in-resets.command';
 import { toIsoSeconds } from '../common/timestamps';
-import { Options } from '../cli/options';
+import { Options } from '../common/cli/options';
 import { existingUserCommand } from '../users/existing-user-command';
 import { UsersService } from '../users/users.service';
 

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { Command } from 'nest-commander';
-import { CommandGroup } from '../cli/command-group';
-import { serviceCommand } from '../cli/service-command';
+import { CommandGroup } from '../common/cli/command-group';
+import { serviceCommand } from '../common/cli/service-command';
 import { IpDenialRecords } from './ip-denial-records';
 
 export const ListDenialsCommand = serviceCommand(IpDenialRecords, {

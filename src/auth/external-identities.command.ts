@@ -1,5 +1,5 @@
 import { CommandRunner, SubCommand } from 'nest-commander';
-import { Options } from '../cli/options';
+import { Options } from '../common/cli/options';
 import { ExternalIdentitiesService } from './external-identities.service';
 
 @SubCommand({

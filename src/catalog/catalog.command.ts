@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { CommandGroup } from '../cli/command-group';
+import { CommandGroup } from '../common/cli/command-group';
 import { Command } from 'nest-commander';
-import { serviceCommand } from '../cli/service-command';
+import { serviceCommand } from '../common/cli/service-command';
 import { CatalogFileError, parseCatalogFile } from './catalog-file';
 import { CatalogService } from './catalog.service';
 

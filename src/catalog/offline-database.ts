@@ -5,7 +5,7 @@ import { chainUnchecked as chain } from 'stream-chain';
 import { parser } from 'stream-json';
 import { pick } from 'stream-json/filters/pick.js';
 import { streamArray } from 'stream-json/streamers/stream-array.js';
-import { startsWithGzipMagic } from '../cli/gzip-magic';
+import { startsWithGzipMagic } from '../common/cli/gzip-magic';
 import { CatalogFileError } from './catalog-file';
 
 /** An anime title as the manami-project anime-offline-database describes it (contract §14). */

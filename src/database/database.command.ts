@@ -2,9 +2,9 @@ import { Inject } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Command, CommandRunner, SubCommand } from 'nest-commander';
 import type { DataSource } from 'typeorm';
-import { CommandGroup } from '../cli/command-group';
-import { Options } from '../cli/options';
-import { printJsonLine } from '../cli/output';
+import { CommandGroup } from '../common/cli/command-group';
+import { Options } from '../common/cli/options';
+import { printJsonLine } from '../common/cli/output';
 import {
   type AppConfig,
   type DatabaseTarget,

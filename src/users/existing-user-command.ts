@@ -1,6 +1,6 @@
 import { Inject, type Type } from '@nestjs/common';
 import { CommandRunner, SubCommand } from 'nest-commander';
-import { Options } from '../cli/options';
+import { Options } from '../common/cli/options';
 import { USER_NAME } from './user-name.option';
 import { UsersService } from './users.service';
 

@@ -1,4 +1,4 @@
-import type { CommandOption } from '../cli/options';
+import type { CommandOption } from '../common/cli/options';
 
 /** `--name`: the existing user a `users` sub-command is about. */
 export const USER_NAME: CommandOption = {

@@ -1,6 +1,6 @@
-import { CommandGroup } from '../cli/command-group';
+import { CommandGroup } from '../common/cli/command-group';
 import { Command } from 'nest-commander';
-import { deleteCommand, serviceCommand } from '../cli/service-command';
+import { deleteCommand, serviceCommand } from '../common/cli/service-command';
 import { WebhooksService } from './webhooks.service';
 
 export const CreateWebhookCommand = serviceCommand(WebhooksService, {
