@@ -25,7 +25,7 @@ import { MalListsModule } from './mal-lists/mal-lists.module';
 import { AppConfig, InvalidConfigError, loadConfig } from './config/app-config';
 import { APP_CONFIG, ConfigModule } from './config/config.module';
 import { packageVersion } from './docs/package-version';
-import { CopyDatabaseCommand, DatabaseCommand } from './database/database.command';
+import { CopyDatabaseCommand, DatabaseCommand } from './database-copy/database.command';
 import { DatabaseConnection, DatabaseModule } from './database/database.module';
 import { ENTITIES } from './entities';
 import {

@@ -13,8 +13,8 @@ import {
 } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { copyDatabase } from './database-copy';
-import { describeDatabase } from './describe-database';
-import { buildTypeOrmOptions, type EntityList } from './typeorm-options';
+import { describeDatabase } from '../database/describe-database';
+import { buildTypeOrmOptions, type EntityList } from '../database/typeorm-options';
 
 /** `--to` read by DATABASE_URL's rules. */
 function targetOf(url: string): DatabaseTarget {

@@ -1,9 +1,9 @@
 import { DataSource, type DataSourceOptions, type EntityManager, type Table } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
-import { describeDatabase } from './describe-database';
-import { runMigrationsUnderLock } from './migration-lock';
-import { runTransaction } from './transactions';
-import { makeSqliteFolder } from './typeorm-options';
+import { describeDatabase } from '../database/describe-database';
+import { runMigrationsUnderLock } from '../database/migration-lock';
+import { runTransaction } from '../database/transactions';
+import { makeSqliteFolder } from '../database/typeorm-options';
 
 /** At most this many bound values per INSERT (SQLite allows 32766, MySQL 65535). */
 const VALUES_PER_STATEMENT = 10_000;
