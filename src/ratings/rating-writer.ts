@@ -8,6 +8,7 @@ import type { RatingChange, WriteSource } from './rating-change';
 import { entryAfterPut, foundTitle } from './rating-rules';
 import type { RatingWriteHooks } from './rating-write-hooks';
 import { changesPublicView } from '../media-types/public-view.policy';
+import { ListVersionsRepository } from './list-versions.repository';
 import { RatingsRepository, TitleKey, viewOfRow, viewOfWritten } from './ratings.repository';
 
 /** The user a batch of writes is made for, when the caller knows it: a request's principal. */
@@ -36,6 +37,7 @@ export class RatingWriter {
   constructor(
     private readonly manager: EntityManager,
     private readonly repository: RatingsRepository,
+    private readonly versions: ListVersionsRepository,
     private readonly users: UsersService,
     private readonly hooks: RatingWriteHooks,
     private readonly author: WriteAuthor | null = null,
@@ -135,7 +137,7 @@ export class RatingWriter {
   /** Moves the public version of every list whose public view a write of the batch changed. */
   async finish(): Promise<void> {
     for (const { userId, mediaType } of this.publicChanged.values()) {
-      await this.repository.bumpPublicVersion(this.manager, userId, mediaType);
+      await this.versions.bumpPublicVersion(this.manager, userId, mediaType);
     }
     this.publicChanged.clear();
   }
@@ -159,7 +161,7 @@ export class RatingWriter {
    */
   private async lock(userId: number, mediaType: MediaType): Promise<number> {
     await this.lockList(userId);
-    return this.repository.nextRevision(this.manager, userId, mediaType);
+    return this.versions.nextRevision(this.manager, userId, mediaType);
   }
 
   private async lockList(userId: number): Promise<void> {

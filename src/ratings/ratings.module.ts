@@ -6,6 +6,7 @@ import { ConditionalReadsModule } from '../conditional-reads/conditional-reads.m
 import { UsersModule } from '../users/users.module';
 import { RatingEntry } from './rating-entry.entity';
 import { RatingWriteHooks } from './rating-write-hooks';
+import { ListVersionsRepository } from './list-versions.repository';
 import { RatingsRepository } from './ratings.repository';
 import { RatingRequestGuard } from './rating-request.guard';
 import { RATINGS_CONTROLLERS } from './ratings.controller';
@@ -14,7 +15,7 @@ import { UnknownMediaTypeController } from './unknown-media-type.controller';
 
 /**
  * Users' entries and their lists. Reads the catalog's `titles` (joined to entries, see
- * RatingsRepository) and the users' `users` (a list's state), hence the imports; a catalog write
+ * RatingsRepository) and the users' `users` (a list's state, ListVersionsRepository), hence the imports; a catalog write
  * moves the versions of the lists holding its titles through the catalog's TitleChangeHooks.
  */
 @Module({
@@ -25,8 +26,14 @@ import { UnknownMediaTypeController } from './unknown-media-type.controller';
     ConditionalReadsModule,
   ],
   controllers: [...RATINGS_CONTROLLERS, UnknownMediaTypeController],
-  providers: [RatingsService, RatingsRepository, RatingWriteHooks, RatingRequestGuard],
-  exports: [RatingsService, RatingsRepository, RatingWriteHooks],
+  providers: [
+    RatingsService,
+    RatingsRepository,
+    ListVersionsRepository,
+    RatingWriteHooks,
+    RatingRequestGuard,
+  ],
+  exports: [RatingsService, RatingWriteHooks],
 })
 export class RatingsModule implements OnModuleInit {
   constructor(

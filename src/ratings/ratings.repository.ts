@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Title } from '../catalog/title.entity';
 import type { MediaType } from '../media-types/media-type';
-import { rawIsoSeconds, sqlDateTime } from '../database/raw-values';
+import { sqlDateTime } from '../database/raw-values';
 import { selectArrays, selectFirst } from '../database/select-arrays';
 import { isSqlite } from '../database/transactions';
 import type { RatingView } from '../media-types';
@@ -81,14 +81,9 @@ const VIEWS = byMediaType((descriptor) => {
 const DIALECT_SQL = {
   sqlite: {
     upsertEntry: SQL.upsertEntry.sqlite,
-    nextRevision: `INSERT INTO rating_revisions (user_id, media_type, revision) VALUES (?, ?, 1)
-      ON CONFLICT (user_id, media_type) DO UPDATE SET revision = revision + 1 RETURNING revision`,
   },
   mysql: {
     upsertEntry: SQL.upsertEntry.mysql,
-    // LAST_INSERT_ID(expr) hands the new value back in the statement's result: one round trip.
-    nextRevision: `INSERT INTO rating_revisions (user_id, media_type, revision)
-      VALUES (?, ?, LAST_INSERT_ID(1)) ON DUPLICATE KEY UPDATE revision = LAST_INSERT_ID(revision + 1)`,
   },
 };
 /** The entries each view lists, before GET all's options. */
@@ -120,48 +115,19 @@ export interface TitleCounts {
 const countOf = (status: string) => `SUM(CASE WHEN e.status = '${status}' THEN 1 ELSE 0 END)`;
 const SCORE = '(e.public_rating * 10 + e.public_fraction)';
 
-/**
- * Where a user's list of one media type stands, in one primary-key read: what GET all's entity
- * tag and the changes feed's cursors are made of. `users` is a read of the users module's table
- * (the user's creation time, which tells a user from a later one with the same id), joined here
- * to keep every conditional GET at one statement.
- */
-const LIST_STATE_SQL = `SELECT u.created_at AS created_at, r.revision AS revision,
-  r.catalog_version AS catalog_version
-  FROM users u LEFT JOIN rating_revisions r ON r.user_id = u.id AND r.media_type = ?
-  WHERE u.id = ?`;
-
-export interface ListState {
-  /** `YYYY-MM-DDThh:mm:ssZ`: tells a user from a later one with the same id. */
-  userCreatedAt: string;
-  /** The revision of the latest write to the list; every write up to it is committed. */
-  revision: number;
-  /** Moves when a catalog update changes a title the list holds. */
-  catalogVersion: number;
-}
-
 /** Ids per look-up statement: well within both databases' limits on parameters. */
 const LOOKUP_BATCH = 500;
-
-const PUBLIC_VERSION_SQL =
-  'SELECT public_version FROM rating_revisions WHERE user_id = ? AND media_type = ?';
-const PUBLIC_VERSIONS_SQL =
-  'SELECT media_type, public_version FROM rating_revisions WHERE user_id = ?';
-// The row exists: the write that calls for this took its revision from it, in the same transaction.
-const BUMP_PUBLIC_VERSION_SQL = `UPDATE rating_revisions SET public_version = public_version + 1
-  WHERE user_id = ? AND media_type = ?`;
 
 const DELETE_ENTRY_SQL = 'DELETE FROM rating_entries WHERE id = ?';
 const ENTRY_TITLE_IDS_SQL =
   'SELECT title_id FROM rating_entries WHERE user_id = ? AND media_type = ? ORDER BY title_id';
-const REVISION_SQL = 'SELECT revision FROM rating_revisions WHERE user_id = ? AND media_type = ?';
 
 /**
- * The SQL of the ratings module: the entries and revision tables it owns, its one read of the
- * catalog (`titles` joined to entries: in entry-statements and the profile totals) and its one
- * read of `users` (LIST_STATE_SQL), kept in the statements of the hot paths rather than asked of
- * those modules' services in a second query. Statements are constant strings; writes take the
- * manager of the caller's transaction.
+ * The SQL of the ratings module's entries (the revision counters and versions are
+ * ListVersionsRepository's), with its one read of the catalog (`titles` joined to entries: in
+ * entry-statements and the profile totals), kept in the statements of the hot paths rather than
+ * asked of the catalog's service in a second query. Statements are constant strings; writes take
+ * the manager of the caller's transaction.
  */
 @Injectable()
 export class RatingsRepository {
@@ -212,38 +178,6 @@ export class RatingsRepository {
   }
 
   /**
-   * The version of what others see of the list (contract §18): moves only with a write or a
-   * catalog update that changes it. 0 before the first.
-   */
-  async publicVersion(userId: number, mediaType: MediaType): Promise<number> {
-    const [row] = await this.dataSource.query<{ public_version: number }[]>(PUBLIC_VERSION_SQL, [
-      userId,
-      mediaType,
-    ]);
-    return row ? Number(row.public_version) : 0;
-  }
-
-  /** publicVersion of both media types. */
-  async publicVersions(userId: number): Promise<Record<MediaType, number>> {
-    const rows = await this.dataSource.query<{ media_type: MediaType; public_version: number }[]>(
-      PUBLIC_VERSIONS_SQL,
-      [userId],
-    );
-    const versions = byMediaType(() => 0);
-    for (const row of rows) versions[row.media_type] = Number(row.public_version);
-    return versions;
-  }
-
-  /** Moves the public version, in the transaction of the write that changed the public view. */
-  async bumpPublicVersion(
-    manager: EntityManager,
-    userId: number,
-    mediaType: MediaType,
-  ): Promise<void> {
-    await manager.query(BUMP_PUBLIC_VERSION_SQL, [userId, mediaType]);
-  }
-
-  /**
    * One aggregate over the user's entries (the unique index on user, media type, title serves it),
    * joined with the catalog's titles (a read of the catalog) for episode lengths; every result is
    * an integer sum.
@@ -275,31 +209,6 @@ export class RatingsRepository {
       .groupBy('e.media_type');
     if (options.visibleOnly) query.andWhere(PUBLIC_ENTRY_CONDITION);
     return query.getRawMany<ListTotals>();
-  }
-
-  /**
-   * The catalog changed these titles (in the caller's transaction): every list holding one has a
-   * new body, and so has the public view where such an entry is visible (contract §10, §18).
-   * Returns the users holding them.
-   */
-  async titlesChanged(
-    manager: EntityManager,
-    mediaType: MediaType,
-    titleIds: number[],
-  ): Promise<number[]> {
-    const titles = titleIds.map(() => '?').join(', ');
-    const holders = `SELECT DISTINCT e.user_id FROM rating_entries e
-      WHERE e.media_type = ? AND e.title_id IN (${titles})`;
-    const visibleHolders = `${holders} AND ${PUBLIC_ENTRY_CONDITION}`;
-    await manager.query(
-      `UPDATE rating_revisions SET catalog_version = catalog_version + 1,
-          public_version = public_version
-            + CASE WHEN user_id IN (${visibleHolders}) THEN 1 ELSE 0 END
-        WHERE media_type = ? AND user_id IN (${holders})`,
-      [mediaType, ...titleIds, mediaType, mediaType, ...titleIds],
-    );
-    const rows = await manager.query<{ user_id: number }[]>(holders, [mediaType, ...titleIds]);
-    return rows.map((row) => Number(row.user_id));
   }
 
   /** The entries whose last write has a revision in (after, upTo], oldest write first. */
@@ -355,19 +264,6 @@ export class RatingsRepository {
     return rows;
   }
 
-  /** Null when the user no longer exists. */
-  async listState(userId: number, mediaType: MediaType): Promise<ListState | null> {
-    const [row] = await this.dataSource.query<
-      { created_at: Date | string; revision: number | null; catalog_version: number | null }[]
-    >(LIST_STATE_SQL, [mediaType, userId]);
-    if (!row) return null;
-    return {
-      userCreatedAt: rawIsoSeconds(row.created_at),
-      revision: Number(row.revision ?? 0),
-      catalogVersion: Number(row.catalog_version ?? 0),
-    };
-  }
-
   /** The title and the user's entry for it, in one query; undefined when the catalog has none. */
   async titleWithEntry(
     userId: number,
@@ -381,30 +277,6 @@ export class RatingsRepository {
     }
     const [row] = await manager.query<TitleWithEntryRow[]>(sql, [userId, mediaType, key.id]);
     return row;
-  }
-
-  /**
-   * Increments the user's revision counter of the media type and returns the new value. The row
-   * stays locked until `manager`'s transaction ends, so revisions commit in order.
-   */
-  async nextRevision(
-    manager: EntityManager,
-    userId: number,
-    mediaType: MediaType,
-  ): Promise<number> {
-    const result: unknown = await manager.query(this.sql.nextRevision, [userId, mediaType]);
-    return Array.isArray(result)
-      ? (result as { revision: number }[])[0].revision
-      : (result as { insertId: number }).insertId;
-  }
-
-  /** The user's last revision of the media type (0 before the first write). */
-  async currentRevision(userId: number, mediaType: MediaType): Promise<number> {
-    const [row] = await this.dataSource.query<{ revision: number }[]>(REVISION_SQL, [
-      userId,
-      mediaType,
-    ]);
-    return row ? Number(row.revision) : 0;
   }
 
   /**

@@ -16,8 +16,8 @@ import { RatingWriter, type WriteAuthor } from './rating-writer';
 import type { ListOptions, ListPage } from './list-options';
 import type { EntryView, EntryViewOf } from '../media-types';
 import type { ListTotals } from '../media-types/list-totals';
+import { ListVersionsRepository, type ListState } from './list-versions.repository';
 import {
-  ListState,
   RatingsRepository,
   RatingViewOf,
   TitleKey,
@@ -37,6 +37,7 @@ export class RatingsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly repository: RatingsRepository,
+    private readonly versions: ListVersionsRepository,
     private readonly users: UsersService,
     private readonly hooks: RatingWriteHooks,
     private readonly events: EventEmitter2,
@@ -92,12 +93,12 @@ export class RatingsService {
 
   /** The version of the public list: moves only when what others see of it changes. */
   publicVersion(userId: number, mediaType: MediaType): Promise<number> {
-    return this.repository.publicVersion(userId, mediaType);
+    return this.versions.publicVersion(userId, mediaType);
   }
 
   /** publicVersion of both media types: what the public profile's statistics depend on. */
   publicVersions(userId: number): Promise<Record<MediaType, number>> {
-    return this.repository.publicVersions(userId);
+    return this.versions.publicVersions(userId);
   }
 
   /** The sums behind a profile (contract §8), over all entries or the visible ones only. */
@@ -119,13 +120,27 @@ export class RatingsService {
     titleIds: number[],
   ): Promise<void> {
     if (titleIds.length === 0) return;
-    const holders = await this.repository.titlesChanged(manager, mediaType, titleIds);
+    const holders = await this.versions.titlesChanged(manager, mediaType, titleIds);
     await this.users.listsChanged(holders, manager);
   }
 
   /** Where the list stands (its revision and catalog version); null when the user is gone. */
   listState(userId: number, mediaType: MediaType): Promise<ListState | null> {
-    return this.repository.listState(userId, mediaType);
+    return this.versions.listState(userId, mediaType);
+  }
+
+  /**
+   * The entries whose last write has a revision in (after, upTo], oldest write first: the
+   * changes feed's page (contract §12).
+   */
+  writtenBetween<M extends MediaType>(
+    userId: number,
+    mediaType: M,
+    after: number,
+    upTo: number,
+    limit: number,
+  ): Promise<{ revision: number; entry: RatingViewOf<M> }[]> {
+    return this.repository.writtenBetween(userId, mediaType, after, upTo, limit);
   }
 
   /**
@@ -197,7 +212,15 @@ export class RatingsService {
   ): Promise<T> {
     let writer: RatingWriter | undefined;
     const result = await runTransaction(this.dataSource, async (manager) => {
-      writer = new RatingWriter(manager, this.repository, this.users, this.hooks, author, source);
+      writer = new RatingWriter(
+        manager,
+        this.repository,
+        this.versions,
+        this.users,
+        this.hooks,
+        author,
+        source,
+      );
       const result = await work(writer);
       await writer.finish();
       return result;

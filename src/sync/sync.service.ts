@@ -4,7 +4,7 @@ import { ProblemException, PROBLEMS } from '../common/problem';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { CatalogService } from '../catalog/catalog.service';
-import { RatingsRepository, type RatingViewOf } from '../ratings/ratings.repository';
+import { RatingsService, type RatingViewOf } from '../ratings/ratings.service';
 import { Cursor, decodeCursor, encodeCursor } from './cursor';
 import { SyncDeletionsRepository } from './sync-deletions.repository';
 import { SyncKeyService } from './sync-key.service';
@@ -38,7 +38,7 @@ export class SyncService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     /** The ratings module's reads of entries and list state. */
-    private readonly ratings: RatingsRepository,
+    private readonly ratings: RatingsService,
     private readonly deletions: SyncDeletionsRepository,
     private readonly keys: SyncKeyService,
     private readonly catalog: CatalogService,
