@@ -325,11 +325,15 @@ describe('history (contract §20)', () => {
         episodes_watched: { from: null, to: 24 },
         score: { from: null, to: 80 },
       });
+      // An imported entry's viewing is dated from its fields: no end_date, so its updated_at.
+      const [entry] = (await read('/v1/my/anime/2/ratings', clientToken)) as unknown as {
+        updated_at: string;
+      }[];
       expect(await read('/v1/my/anime/2/viewings', clientToken)).toEqual([
         {
           number: 1,
           started_at: '2026-10-01T00:00:00Z',
-          finished_at: imported.at,
+          finished_at: entry.updated_at,
           state: 'finished',
           score: 80,
           progress: 24,

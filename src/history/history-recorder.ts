@@ -63,6 +63,14 @@ export class HistoryRecorder {
     const now = new Date();
     const before = previous === null ? null : factsOf(mediaType, previous);
     const stored = await this.repository.latestViewing(em, userId, mediaType, titleId);
+    if (change.source === 'import' && stored === null) {
+      // An import describes the past: an entry it writes that has no viewing gets the one its
+      // fields call for, dated from them (start_date or created_at, end_date or updated_at).
+      const derived = derivedViewing(factsOf(mediaType, next));
+      if (derived) await this.repository.saveViewing(em, userId, mediaType, titleId, derived, true);
+      if (isEvent) await this.insertEvent(em, change, now, derived?.number ?? null, changes);
+      return;
+    }
     // An entry of version 1.1 (or an import) gets the viewing its fields call for first.
     const latest = stored ?? (before === null ? null : derivedViewing(before));
     const { changed, eventViewing } = viewingsAfterWrite(
@@ -87,17 +95,25 @@ export class HistoryRecorder {
         viewing.number > storedNumber,
       );
     }
-    if (isEvent) {
-      await this.repository.insertEvent(em, userId, mediaType, {
-        id: change.revision,
-        titleId,
-        atMs: now.getTime(),
-        source: change.source,
-        client: change.client,
-        viewing: eventViewing,
-        changes,
-      });
-    }
+    if (isEvent) await this.insertEvent(em, change, now, eventViewing, changes);
+  }
+
+  private insertEvent(
+    em: EntityManager,
+    change: RatingChange,
+    now: Date,
+    viewing: number | null,
+    changes: StoredEvent['changes'],
+  ): Promise<void> {
+    return this.repository.insertEvent(em, change.userId, change.mediaType, {
+      id: change.revision,
+      titleId: change.titleId,
+      atMs: now.getTime(),
+      source: change.source,
+      client: change.client,
+      viewing,
+      changes,
+    });
   }
 
   /** Forgets every event and viewing of the user, in the caller's transaction. */

@@ -11,12 +11,31 @@ describe('isTimeZoneName', () => {
     'America/Port-au-Prince',
     'America/Argentina/ComodRivadavia',
     'Etc/GMT+5',
+    'Etc/UTC',
+    'GMT',
+    'America/Indiana/Indianapolis',
   ])('accepts %p', (name) => expect(isTimeZoneName(name)).toBe(true));
 
-  it.each(['', 'utc', 'europe/berlin', 'EUROPE/BERLIN', 'Europe/berlin', 'Mars/Olympus', '+01:00'])(
-    'refuses %p',
-    (name) => expect(isTimeZoneName(name)).toBe(false),
-  );
+  it.each([
+    '',
+    'utc',
+    'Utc',
+    'Gmt',
+    'europe/berlin',
+    'EUROPE/BERLIN',
+    'Europe/berlin',
+    'Europe/ROME',
+    'America/NEW_YORK',
+    'America/LOS_Angeles',
+    'Africa/Dar_Es_Salaam',
+    'America/Port-Au-Prince',
+    'Europe/Isle_Of_Man',
+    'Us/Eastern',
+    'ETC/UTC',
+    'ETC/GMT+5',
+    'Mars/Olympus',
+    '+01:00',
+  ])('refuses %p', (name) => expect(isTimeZoneName(name)).toBe(false));
 });
 
 describe('startOfDayMs', () => {

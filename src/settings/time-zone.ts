@@ -23,9 +23,35 @@ function formatterOf(zone: string): Intl.DateTimeFormat {
 const CANONICAL = new Set(Intl.supportedValuesOf('timeZone'));
 
 /**
- * A word of a tz database name is capitalised (`Europe`, `Port`), a short abbreviation
- * (`UTC`, `US`, `NZ`) or a lower-case particle inside a name (`Dar_es_Salaam`, `Port-au-Prince`).
- * Intl accepts any letter case, so the spelling is checked here.
+ * The tz database's names of one word, canonical or links kept for compatibility (its `backward`
+ * and `etcetera` files): Intl accepts them in any letter case, so their spelling is checked here.
+ */
+const ONE_WORD = new Set(
+  (
+    'UTC UCT GMT GMT0 GMT+0 GMT-0 Greenwich Universal Zulu CET EET MET WET EST MST HST EST5EDT ' +
+    'CST6CDT MST7MDT PST8PDT Cuba Egypt Eire GB GB-Eire Hongkong Iceland Iran Israel Jamaica ' +
+    'Japan Kwajalein Libya NZ NZ-CHAT Navajo PRC Poland Portugal ROC ROK Singapore Turkey W-SU'
+  ).split(' '),
+);
+
+/** The first part of every name of more than one part, canonical or link. */
+const REGIONS = new Set(
+  (
+    'Africa America Antarctica Arctic Asia Atlantic Australia Brazil Canada Chile Etc Europe ' +
+    'Indian Mexico Pacific US'
+  ).split(' '),
+);
+
+/** Every canonical and one-word name by its lower case: another case of one is a misspelling. */
+const BY_LOWER_CASE = new Map(
+  [...CANONICAL, ...ONE_WORD].map((name) => [name.toLowerCase(), name] as const),
+);
+
+/**
+ * A word of the rest of a tz database name is capitalised (`Buenos`, `Port`), a short
+ * abbreviation or one with digits (`GMT+5`) or a lower-case particle inside a name
+ * (`Dar_es_Salaam`, `Port-au-Prince`): the spelling of the links that Intl maps to a canonical
+ * name (`US/Eastern`, `Asia/Calcutta`), which it accepts in any case.
  */
 function spelledAsTzDatabase(name: string): boolean {
   return name.split('/').every((segment) =>
@@ -41,13 +67,15 @@ function spelledAsTzDatabase(name: string): boolean {
 /** Whether `name` is an IANA zone spelt as the tz database spells it (`Europe/Berlin`, `UTC`). */
 export function isTimeZoneName(name: string): boolean {
   if (name.length === 0 || name.length > 64) return false;
-  let resolved: string;
   try {
-    resolved = formatterOf(name).resolvedOptions().timeZone;
+    formatterOf(name);
   } catch {
     return false;
   }
-  return name === resolved || CANONICAL.has(name) || spelledAsTzDatabase(name);
+  if (CANONICAL.has(name) || ONE_WORD.has(name)) return true;
+  if (BY_LOWER_CASE.has(name.toLowerCase())) return false;
+  const [region, ...rest] = name.split('/');
+  return REGIONS.has(region) && rest.length > 0 && spelledAsTzDatabase(rest.join('/'));
 }
 
 /** Date.UTC without its two-digit-year rule (year 50 is 50, not 1950). */
