@@ -1,6 +1,6 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { MediaType } from '../media-types/media-type';
-import { MillisecondsColumn } from '../database/columns';
+import { Column, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
+import { MediaTypeColumn, type MediaType } from '../media-types/media-type';
+import { FOREIGN_KEY, MillisecondsColumn, NULLABLE } from '../database/columns';
 
 /**
  * One history event (contract §20): a write that created an entry or changed its status, its
@@ -14,9 +14,10 @@ import { MillisecondsColumn } from '../database/columns';
 @Index('IDX_history_events_at', ['userId', 'mediaType', 'atMs'])
 export class HistoryEvent {
   @PrimaryColumn({ name: 'user_id', type: 'int' })
+  @ForeignKey('users', { name: 'FK_history_events_user', ...FOREIGN_KEY, onDelete: 'CASCADE' })
   userId: number;
 
-  @PrimaryColumn({ name: 'media_type', type: 'varchar', length: 5 })
+  @MediaTypeColumn({ primary: true })
   mediaType: MediaType;
 
   @PrimaryColumn({ name: 'id', type: 'int' })
@@ -31,39 +32,39 @@ export class HistoryEvent {
   @Column({ type: 'varchar', length: 8 })
   source: string;
 
-  @Column({ type: 'varchar', length: 100, nullable: true })
+  @Column({ type: 'varchar', length: 100, ...NULLABLE })
   client: string | null;
 
-  @Column({ type: 'int', nullable: true })
+  @Column({ type: 'int', ...NULLABLE })
   viewing: number | null;
 
-  @Column({ name: 'status_from', type: 'varchar', length: 16, nullable: true })
+  @Column({ name: 'status_from', type: 'varchar', length: 16, ...NULLABLE })
   statusFrom: string | null;
 
-  @Column({ name: 'status_to', type: 'varchar', length: 16, nullable: true })
+  @Column({ name: 'status_to', type: 'varchar', length: 16, ...NULLABLE })
   statusTo: string | null;
 
-  @Column({ name: 'episodes_watched_from', type: 'int', nullable: true })
+  @Column({ name: 'episodes_watched_from', type: 'int', ...NULLABLE })
   episodesWatchedFrom: number | null;
 
-  @Column({ name: 'episodes_watched_to', type: 'int', nullable: true })
+  @Column({ name: 'episodes_watched_to', type: 'int', ...NULLABLE })
   episodesWatchedTo: number | null;
 
-  @Column({ name: 'chapters_read_from', type: 'int', nullable: true })
+  @Column({ name: 'chapters_read_from', type: 'int', ...NULLABLE })
   chaptersReadFrom: number | null;
 
-  @Column({ name: 'chapters_read_to', type: 'int', nullable: true })
+  @Column({ name: 'chapters_read_to', type: 'int', ...NULLABLE })
   chaptersReadTo: number | null;
 
-  @Column({ name: 'volumes_read_from', type: 'int', nullable: true })
+  @Column({ name: 'volumes_read_from', type: 'int', ...NULLABLE })
   volumesReadFrom: number | null;
 
-  @Column({ name: 'volumes_read_to', type: 'int', nullable: true })
+  @Column({ name: 'volumes_read_to', type: 'int', ...NULLABLE })
   volumesReadTo: number | null;
 
-  @Column({ name: 'score_from', type: 'smallint', nullable: true })
+  @Column({ name: 'score_from', type: 'smallint', ...NULLABLE })
   scoreFrom: number | null;
 
-  @Column({ name: 'score_to', type: 'smallint', nullable: true })
+  @Column({ name: 'score_to', type: 'smallint', ...NULLABLE })
   scoreTo: number | null;
 }

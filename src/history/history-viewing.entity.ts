@@ -1,5 +1,6 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { MediaType } from '../media-types/media-type';
+import { Column, Entity, ForeignKey, PrimaryColumn } from 'typeorm';
+import { FOREIGN_KEY, NULLABLE } from '../database/columns';
+import { MediaTypeColumn, type MediaType } from '../media-types/media-type';
 
 export type ViewingState = 'open' | 'finished' | 'abandoned';
 
@@ -11,9 +12,10 @@ export type ViewingState = 'open' | 'finished' | 'abandoned';
 @Entity('history_viewings')
 export class HistoryViewing {
   @PrimaryColumn({ name: 'user_id', type: 'int' })
+  @ForeignKey('users', { name: 'FK_history_viewings_user', ...FOREIGN_KEY, onDelete: 'CASCADE' })
   userId: number;
 
-  @PrimaryColumn({ name: 'media_type', type: 'varchar', length: 5 })
+  @MediaTypeColumn({ primary: true })
   mediaType: MediaType;
 
   @PrimaryColumn({ name: 'title_id', type: 'int' })
@@ -28,13 +30,13 @@ export class HistoryViewing {
   @Column({ name: 'started_at', type: 'varchar', length: 24 })
   startedAt: string;
 
-  @Column({ name: 'finished_at', type: 'varchar', length: 24, nullable: true })
+  @Column({ name: 'finished_at', type: 'varchar', length: 24, ...NULLABLE })
   finishedAt: string | null;
 
-  @Column({ name: 'closed_at_ms', type: 'bigint', nullable: true })
+  @Column({ name: 'closed_at_ms', type: 'bigint', ...NULLABLE })
   closedAtMs: string | number | null;
 
-  @Column({ type: 'smallint', nullable: true })
+  @Column({ type: 'smallint', ...NULLABLE })
   score: number | null;
 
   @Column({ type: 'int' })

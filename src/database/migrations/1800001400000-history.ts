@@ -1,5 +1,8 @@
 import { MigrationInterface, QueryRunner, Table, TableForeignKey, TableIndex } from 'typeorm';
 
+/** A nullable column as the entities declare it (NULLABLE, src/database/columns.ts). */
+const NULLABLE = { isNullable: true, default: 'NULL' } as const;
+
 const userForeignKey = (table: string) =>
   new TableForeignKey({
     name: `FK_${table}_user`,
@@ -7,11 +10,12 @@ const userForeignKey = (table: string) =>
     referencedTableName: 'users',
     referencedColumnNames: ['id'],
     onDelete: 'CASCADE',
+    onUpdate: 'RESTRICT',
   });
 
-const change = (name: string, type: 'varchar' | 'int' | 'smallint', length?: string) => [
-  { name: `${name}_from`, type, length, isNullable: true },
-  { name: `${name}_to`, type, length, isNullable: true },
+const change = (name: string, type: 'varchar' | 'integer' | 'smallint', length?: string) => [
+  { name: `${name}_from`, type, length, ...NULLABLE },
+  { name: `${name}_to`, type, length, ...NULLABLE },
 ];
 
 /**
@@ -28,18 +32,18 @@ export class History1800001400000 implements MigrationInterface {
       new Table({
         name: 'history_events',
         columns: [
-          { name: 'user_id', type: 'int', isPrimary: true },
+          { name: 'user_id', type: 'integer', isPrimary: true },
           { name: 'media_type', type: 'varchar', length: '5', isPrimary: true },
-          { name: 'id', type: 'int', isPrimary: true },
-          { name: 'title_id', type: 'int' },
+          { name: 'id', type: 'integer', isPrimary: true },
+          { name: 'title_id', type: 'integer' },
           { name: 'at_ms', type: 'bigint' },
           { name: 'source', type: 'varchar', length: '8' },
-          { name: 'client', type: 'varchar', length: '100', isNullable: true },
-          { name: 'viewing', type: 'int', isNullable: true },
+          { name: 'client', type: 'varchar', length: '100', ...NULLABLE },
+          { name: 'viewing', type: 'integer', ...NULLABLE },
           ...change('status', 'varchar', '16'),
-          ...change('episodes_watched', 'int'),
-          ...change('chapters_read', 'int'),
-          ...change('volumes_read', 'int'),
+          ...change('episodes_watched', 'integer'),
+          ...change('chapters_read', 'integer'),
+          ...change('volumes_read', 'integer'),
           ...change('score', 'smallint'),
         ],
         indices: [
@@ -59,16 +63,16 @@ export class History1800001400000 implements MigrationInterface {
       new Table({
         name: 'history_viewings',
         columns: [
-          { name: 'user_id', type: 'int', isPrimary: true },
+          { name: 'user_id', type: 'integer', isPrimary: true },
           { name: 'media_type', type: 'varchar', length: '5', isPrimary: true },
-          { name: 'title_id', type: 'int', isPrimary: true },
-          { name: 'number', type: 'int', isPrimary: true },
+          { name: 'title_id', type: 'integer', isPrimary: true },
+          { name: 'number', type: 'integer', isPrimary: true },
           { name: 'state', type: 'varchar', length: '9' },
           { name: 'started_at', type: 'varchar', length: '24' },
-          { name: 'finished_at', type: 'varchar', length: '24', isNullable: true },
-          { name: 'closed_at_ms', type: 'bigint', isNullable: true },
-          { name: 'score', type: 'smallint', isNullable: true },
-          { name: 'progress', type: 'int' },
+          { name: 'finished_at', type: 'varchar', length: '24', ...NULLABLE },
+          { name: 'closed_at_ms', type: 'bigint', ...NULLABLE },
+          { name: 'score', type: 'smallint', ...NULLABLE },
+          { name: 'progress', type: 'integer' },
         ],
         foreignKeys: [userForeignKey('history_viewings')],
       }),
@@ -77,7 +81,7 @@ export class History1800001400000 implements MigrationInterface {
       new Table({
         name: 'user_settings',
         columns: [
-          { name: 'user_id', type: 'int', isPrimary: true },
+          { name: 'user_id', type: 'integer', isPrimary: true },
           { name: 'time_zone', type: 'varchar', length: '64' },
           { name: 'card', type: 'boolean' },
         ],
