@@ -7,7 +7,7 @@ import { DESCRIPTOR_LIST } from '../media-types';
 import { RatingsService } from '../ratings/ratings.service';
 import { SyncDeletionsRepository } from '../sync/sync-deletions.repository';
 import { UsersService } from '../users/users.service';
-import { WebhooksRepository } from '../webhooks/webhooks.repository';
+import { WebhooksService } from '../webhooks/webhooks.service';
 import { NamedUsers } from './named-user';
 
 export interface ErasedUser {
@@ -37,7 +37,7 @@ export class AccountErasure {
     private readonly identities: ExternalIdentitiesService,
     private readonly accessTokens: TokensService,
     private readonly grants: GrantsService,
-    private readonly webhooks: WebhooksRepository,
+    private readonly webhooks: WebhooksService,
     private readonly syncDeletions: SyncDeletionsRepository,
   ) {}
 

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { toIsoSeconds } from '../common/timestamps';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -38,7 +39,10 @@ export interface DeliveryAttempt {
   outcome: AttemptOutcome;
 }
 
-/** The `webhooks` commands of contract §15. */
+/**
+ * The `webhooks` commands of contract §15, and what other modules ask of the webhooks: the
+ * erasure of a user's events not yet sent.
+ */
 @Injectable()
 export class WebhooksService {
   constructor(
@@ -86,6 +90,14 @@ export class WebhooksService {
       error: attempt.error,
       outcome: attempt.outcome,
     }));
+  }
+
+  /**
+   * Drops the user's events not yet delivered or failed, in the caller's transaction (`users
+   * delete`: they carry the user's data).
+   */
+  dropPendingOfUser(em: EntityManager, userId: number): Promise<void> {
+    return this.repository.dropPendingOfUser(em, userId);
   }
 }
 
