@@ -7,7 +7,8 @@ import { APP_CONFIG } from '../config/config.module';
 import { AddressRefusedError, assertGlobalHost } from './address-policy';
 import { WEBHOOK_EVENTS, WebhookEventType, isWebhookEvent } from './webhook-events';
 import { Webhook } from './webhook.entity';
-import { AttemptOutcome, WebhooksRepository } from './webhooks.repository';
+import { AttemptOutcome, WebhookEndpointsRepository } from './webhook-endpoints.repository';
+import { WebhookOutboxRepository } from './webhook-outbox.repository';
 
 const MAX_URL_LENGTH = 2048;
 const RECENT_ATTEMPTS = 100;
@@ -47,7 +48,8 @@ export interface DeliveryAttempt {
 export class WebhooksService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly repository: WebhooksRepository,
+    private readonly repository: WebhookEndpointsRepository,
+    private readonly outbox: WebhookOutboxRepository,
   ) {}
 
   async create(rawUrl: string, rawEvents?: string): Promise<CreatedWebhook> {
@@ -97,7 +99,7 @@ export class WebhooksService {
    * delete`: they carry the user's data).
    */
   dropPendingOfUser(em: EntityManager, userId: number): Promise<void> {
-    return this.repository.dropPendingOfUser(em, userId);
+    return this.outbox.dropPendingOfUser(em, userId);
   }
 }
 
