@@ -11,8 +11,10 @@ import { loadConfig, MAX_WEBHOOK_TIMEOUT_SECONDS } from '../src/config/app-confi
 import { PurgeRunner } from '../src/purges/purge-runner.service';
 import { RatingsService } from '../src/ratings/ratings.service';
 import { WebhookDispatcher } from '../src/webhooks/webhook-dispatcher';
+import { WebhookEndpointsRepository } from '../src/webhooks/webhook-endpoints.repository';
+import { WebhookOutboxRepository } from '../src/webhooks/webhook-outbox.repository';
+import { WebhookRecordingRepository } from '../src/webhooks/webhook-recording.repository';
 import { WebhookSender } from '../src/webhooks/webhook-sender';
-import { WebhooksRepository } from '../src/webhooks/webhooks.repository';
 import { WebhooksService } from '../src/webhooks/webhooks.service';
 import { exitOf, freePort, runCli, startServer } from './utils/cli';
 import { api, createTestApp, resetDatabase, USER_AGENT, useTestApp } from './utils/test-app';
@@ -21,6 +23,14 @@ import { eventually, serverIsLive, sleep } from './utils/wait';
 
 // Every CLI run starts a process of its own: slow on a busy machine.
 jest.setTimeout(120_000);
+
+/** The `webhooks` commands of the app's database under a configuration of their own. */
+const webhooksService = (app: NestFastifyApplication, env: Record<string, string | undefined>) =>
+  new WebhooksService(
+    loadConfig({ DATABASE_URL: process.env.E2E_DATABASE_URL, ...env }),
+    app.get(WebhookEndpointsRepository),
+    app.get(WebhookOutboxRepository),
+  );
 
 interface CreatedWebhook {
   id: string;
@@ -130,10 +140,7 @@ describe('webhooks: endpoints and outbox', () => {
     });
 
     it('refuses private, link-local and mapped addresses and non-http URLs', async () => {
-      const strict = new WebhooksService(
-        loadConfig({ DATABASE_URL: process.env.E2E_DATABASE_URL }),
-        app.get(WebhooksRepository),
-      );
+      const strict = webhooksService(app, {});
       for (const url of [
         'http://127.0.0.1:8080/hook',
         'http://[::1]/hook',
@@ -447,7 +454,7 @@ describe('webhooks: rows of the outbox and the log', () => {
     // The message of an earlier attempt was deleted and its id given to a later event.
     const reused = await insert('msg_later', 'instance-a');
     const claimed = await app
-      .get(WebhooksRepository)
+      .get(WebhookRecordingRepository)
       .recordAttempts(
         [
           deliveredAttempt(taken, now),
@@ -478,7 +485,7 @@ describe('webhooks: rows of the outbox and the log', () => {
 describe('webhooks: the claim inside a recording', () => {
   let app: NestFastifyApplication;
   let dataSource: DataSource;
-  let repository: WebhooksRepository;
+  let repository: WebhookRecordingRepository;
   const now = Date.now();
 
   beforeAll(async () => {
@@ -486,7 +493,7 @@ describe('webhooks: the claim inside a recording', () => {
     // This instance's own worker would claim the due messages first.
     await app.get(WebhookDispatcher).onModuleDestroy();
     dataSource = app.get(DataSource);
-    repository = app.get(WebhooksRepository);
+    repository = app.get(WebhookRecordingRepository);
   });
 
   beforeEach(async () => {
@@ -904,10 +911,7 @@ describe('webhooks: receivers refused at delivery without WEBHOOK_ALLOW_PRIVATE'
 
   /** Made while private receivers were allowed; the server no longer allows them. */
   const createPermissively = (url: string) =>
-    new WebhooksService(
-      loadConfig({ DATABASE_URL: process.env.E2E_DATABASE_URL, WEBHOOK_ALLOW_PRIVATE: 'true' }),
-      app.get(WebhooksRepository),
-    ).create(url);
+    webhooksService(app, { WEBHOOK_ALLOW_PRIVATE: 'true' }).create(url);
 
   const failedAttempts = async (webhookId: string) => {
     const { token } = await createUserWithToken(app);
@@ -1019,10 +1023,9 @@ describe('webhooks: a server killed during an attempt', () => {
     const { token } = await createUserWithToken(setup);
     const receiver = new Receiver();
     receiver.respond = () => null;
-    const webhook = await new WebhooksService(
-      loadConfig({ DATABASE_URL: process.env.E2E_DATABASE_URL, WEBHOOK_ALLOW_PRIVATE: 'true' }),
-      setup.get(WebhooksRepository),
-    ).create(await receiver.start());
+    const webhook = await webhooksService(setup, { WEBHOOK_ALLOW_PRIVATE: 'true' }).create(
+      await receiver.start(),
+    );
     // No instance but the one to be killed runs until it has claimed the event.
     await setup.close();
 

@@ -9,7 +9,7 @@ import { RatingsService } from '../ratings/ratings.service';
 import { SettingsService } from '../settings/settings.service';
 import { SyncDeletionsRepository } from '../sync/sync-deletions.repository';
 import { UsersService } from '../users/users.service';
-import { WebhooksRepository } from '../webhooks/webhooks.repository';
+import { WebhooksService } from '../webhooks/webhooks.service';
 import { NamedUsers } from './named-user';
 
 export interface ErasedUser {
@@ -39,7 +39,7 @@ export class AccountErasure {
     private readonly identities: ExternalIdentitiesService,
     private readonly accessTokens: TokensService,
     private readonly grants: GrantsService,
-    private readonly webhooks: WebhooksRepository,
+    private readonly webhooks: WebhooksService,
     private readonly syncDeletions: SyncDeletionsRepository,
     private readonly history: HistoryRecorder,
     private readonly settings: SettingsService,

@@ -12,12 +12,8 @@ import { APP_CONFIG } from '../config/config.module';
 import { MetricsService } from '../metrics/metrics.service';
 import { RATING_CHANGED_EVENT } from '../ratings/rating-change';
 import { AttemptResult, WebhookSender } from './webhook-sender';
-import {
-  ClaimedWork,
-  FinishedAttempt,
-  OutboxMessage,
-  WebhooksRepository,
-} from './webhooks.repository';
+import { ClaimedWork, OutboxMessage, WebhookClaimsRepository } from './webhook-claims.repository';
+import { FinishedAttempt, WebhookRecordingRepository } from './webhook-recording.repository';
 
 /** At most this many attempts run at once for one webhook, over all instances (contract §15). */
 export const MAX_ATTEMPTS_IN_FLIGHT = 8;
@@ -44,10 +40,10 @@ const RECORD_WAIT_MS = 50;
 
 /**
  * The delivery worker of one server instance. It claims due outbox messages (a lease, see
- * WebhooksRepository.claim), sends them off the request path and records each attempt: delivered,
- * retried after the next delay of WEBHOOK_RETRY_SECONDS, or failed after the last. It wakes every
- * second and shortly after local writes; on shutdown it stops claiming, cuts running attempts short
- * and gives their messages back.
+ * WebhookClaimsRepository.claim), sends them off the request path and records each attempt
+ * (WebhookRecordingRepository): delivered, retried after the next delay of WEBHOOK_RETRY_SECONDS,
+ * or failed after the last. It wakes every second and shortly after local writes; on shutdown it
+ * stops claiming, cuts running attempts short and gives their messages back.
  */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
@@ -73,7 +69,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly repository: WebhooksRepository,
+    private readonly claims: WebhookClaimsRepository,
+    private readonly recorder: WebhookRecordingRepository,
     private readonly sender: WebhookSender,
     private readonly metrics: MetricsService,
   ) {}
@@ -134,11 +131,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
 
   private async tick(): Promise<void> {
     try {
-      for (const webhookId of await this.repository.dueWebhookIds(Date.now())) {
+      for (const webhookId of await this.claims.dueWebhookIds(Date.now())) {
         if (this.stop.signal.aborted) return;
         // The time of each claim: the claims of a tick over many webhooks may take a while.
         const now = Date.now();
-        const work = await this.repository.claim(
+        const work = await this.claims.claim(
           webhookId,
           now,
           MAX_ATTEMPTS_IN_FLIGHT,
@@ -204,7 +201,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     const batch = this.unrecorded.splice(0, RECORD_BATCH);
     const now = Date.now();
     try {
-      const claimed = await this.repository.recordAttempts(
+      const claimed = await this.recorder.recordAttempts(
         batch.map((pending) => pending.finished),
         this.owner,
         now,
@@ -251,7 +248,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       this.sending--;
     }
     if (result.stopped) {
-      await this.repository.release(message, this.owner);
+      await this.claims.release(message, this.owner);
       return;
     }
     const now = Date.now();

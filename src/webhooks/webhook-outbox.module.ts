@@ -2,8 +2,9 @@ import { Module, OnModuleInit } from '@nestjs/common';
 import { RatingWriteHooks } from '../ratings/rating-write-hooks';
 import { RatingsModule } from '../ratings/ratings.module';
 import { UsersModule } from '../users/users.module';
+import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 import { WebhookOutbox } from './webhook-outbox';
-import { WebhooksRepository } from './webhooks.repository';
+import { WebhookOutboxRepository } from './webhook-outbox.repository';
 import { WebhooksService } from './webhooks.service';
 
 /**
@@ -12,8 +13,8 @@ import { WebhooksService } from './webhooks.service';
  */
 @Module({
   imports: [RatingsModule, UsersModule],
-  providers: [WebhooksRepository, WebhookOutbox, WebhooksService],
-  exports: [WebhooksRepository, WebhooksService],
+  providers: [WebhookEndpointsRepository, WebhookOutboxRepository, WebhookOutbox, WebhooksService],
+  exports: [WebhooksService],
 })
 export class WebhookOutboxModule implements OnModuleInit {
   constructor(

@@ -4,7 +4,7 @@ import type { EntityManager } from 'typeorm';
 import type { RatingChange } from '../ratings/rating-change';
 import { UsersService } from '../users/users.service';
 import { EVENT_OF_KIND, eventBody } from './webhook-events';
-import { Subscriber, WebhooksRepository } from './webhooks.repository';
+import { Subscriber, WebhookOutboxRepository } from './webhook-outbox.repository';
 
 /**
  * The webhooks' part of the entry write path: inside the write's transaction, one outbox message
@@ -23,7 +23,7 @@ export class WebhookOutbox {
   >();
 
   constructor(
-    private readonly repository: WebhooksRepository,
+    private readonly repository: WebhookOutboxRepository,
     private readonly users: UsersService,
   ) {}
 

@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { PurgeRegistry } from '../purges/purge-registry';
-import { WebhooksRepository } from './webhooks.repository';
+import { WebhookPurgesRepository } from './webhook-purges.repository';
 
 const KEEP_MS = 30 * 86_400_000;
 
@@ -11,7 +11,7 @@ const KEEP_MS = 30 * 86_400_000;
 @Injectable()
 export class WebhookPurges implements OnModuleInit {
   constructor(
-    private readonly repository: WebhooksRepository,
+    private readonly repository: WebhookPurgesRepository,
     private readonly registry: PurgeRegistry,
   ) {}
 

@@ -1,12 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { toIsoSeconds } from '../common/timestamps';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { AddressRefusedError, assertGlobalHost } from './address-policy';
 import { WEBHOOK_EVENTS, WebhookEventType, isWebhookEvent } from './webhook-events';
 import { Webhook } from './webhook.entity';
-import { AttemptOutcome, WebhooksRepository } from './webhooks.repository';
+import { AttemptOutcome, WebhookEndpointsRepository } from './webhook-endpoints.repository';
+import { WebhookOutboxRepository } from './webhook-outbox.repository';
 
 const MAX_URL_LENGTH = 2048;
 const RECENT_ATTEMPTS = 100;
@@ -38,12 +40,16 @@ export interface DeliveryAttempt {
   outcome: AttemptOutcome;
 }
 
-/** The `webhooks` commands of contract §15. */
+/**
+ * The `webhooks` commands of contract §15, and what other modules ask of the webhooks: the
+ * erasure of a user's events not yet sent.
+ */
 @Injectable()
 export class WebhooksService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly repository: WebhooksRepository,
+    private readonly repository: WebhookEndpointsRepository,
+    private readonly outbox: WebhookOutboxRepository,
   ) {}
 
   async create(rawUrl: string, rawEvents?: string): Promise<CreatedWebhook> {
@@ -86,6 +92,14 @@ export class WebhooksService {
       error: attempt.error,
       outcome: attempt.outcome,
     }));
+  }
+
+  /**
+   * Drops the user's events not yet delivered or failed, in the caller's transaction (`users
+   * delete`: they carry the user's data).
+   */
+  dropPendingOfUser(em: EntityManager, userId: number): Promise<void> {
+    return this.outbox.dropPendingOfUser(em, userId);
   }
 }
 
