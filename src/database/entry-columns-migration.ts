@@ -4,6 +4,14 @@ const ENTRIES = 'rating_entries';
 
 type EntrySqlType = 'varchar' | 'text' | 'boolean' | 'smallint' | 'int' | 'date';
 
+/** The column a migration adds, and the value the entries already there take. */
+interface NewColumn {
+  name: string;
+  type: EntrySqlType;
+  value: string | number | boolean | null;
+  length?: number;
+}
+
 /**
  * For the migration of a new entry field (docs/extending.md "Add a field to entries"): adds its
  * column to `rating_entries` as the entity describes it (ENTRY_COLUMNS and NULLABLE: no default
@@ -17,11 +25,9 @@ export async function addEntryColumn(
   value: string | number | boolean | null,
   length?: number,
 ): Promise<void> {
-  if (queryRunner.connection.options.type === 'mysql') {
-    await addMysqlColumn(queryRunner, name, type, value, length);
-  } else {
-    await addSqliteColumn(queryRunner, name, type, value, length);
-  }
+  const column: NewColumn = { name, type, value, length };
+  if (queryRunner.connection.options.type === 'mysql') await addMysqlColumn(queryRunner, column);
+  else await addSqliteColumn(queryRunner, column);
 }
 
 export async function dropEntryColumn(queryRunner: QueryRunner, name: string): Promise<void> {
@@ -35,10 +41,7 @@ function literal(value: string | number | boolean): string {
 /** Added with `value` as its default for the rows there, which is then dropped. */
 async function addMysqlColumn(
   queryRunner: QueryRunner,
-  name: string,
-  type: EntrySqlType,
-  value: string | number | boolean | null,
-  length?: number,
+  { name, type, value, length }: NewColumn,
 ): Promise<void> {
   const shape = {
     name,
@@ -62,10 +65,7 @@ async function addMysqlColumn(
  */
 async function addSqliteColumn(
   queryRunner: QueryRunner,
-  name: string,
-  type: EntrySqlType,
-  value: string | number | boolean | null,
-  length?: number,
+  { name, type, value, length }: NewColumn,
 ): Promise<void> {
   const [{ sql }] = (await queryRunner.query(
     "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?",
