@@ -246,16 +246,17 @@ export class HistoryRepository {
   }
 
   /** The id of the title's latest event; null when it has none. */
+  /** The id of the title's latest event, null without one; in `manager`'s transaction if given. */
   async latestEventId(
     userId: number,
     mediaType: MediaType,
     titleId: number,
+    manager?: EntityManager,
   ): Promise<number | null> {
-    const [row] = await selectArrays(this.dataSource, LATEST_EVENT_SQL, [
-      userId,
-      mediaType,
-      titleId,
-    ]);
+    const parameters = [userId, mediaType, titleId];
+    const [row] = manager
+      ? await rowsIn(manager, LATEST_EVENT_SQL, parameters)
+      : await selectArrays(this.dataSource, LATEST_EVENT_SQL, parameters);
     return row && row[0] !== null ? Number(row[0]) : null;
   }
 

@@ -150,20 +150,16 @@ export class HistoryService {
     eventId: number | null,
   ): Promise<void> {
     const { entry, event } = await this.findEvent(user.id, mediaType, ref, eventId);
-    const latest = await this.repository.latestEventId(user.id, mediaType, entry.id);
-    if (latest !== event.id) {
-      throw new ProblemException(
+    const notLatest = (latest: number | null) =>
+      new ProblemException(
         problemBody(
           409,
           `Event ${event.id} is not the latest event of ${mediaType} ${entry.id} (that is ${latest}): only the latest can be reverted`,
         ),
       );
-    }
-    const title = { id: entry.id };
-    if (event.changes.status?.from === null) {
-      await this.ratings.remove(user, mediaType, title);
-      return;
-    }
+    const latest = await this.repository.latestEventId(user.id, mediaType, entry.id);
+    if (latest !== event.id) throw notLatest(latest);
+    const key = { id: entry.id, byExternalId: false };
     const body: Record<string, unknown> = {
       status: event.changes.status?.from ?? entry.status,
     };
@@ -177,7 +173,17 @@ export class HistoryService {
       body.public_rating = Math.floor(from / 10);
       body.public_fraction = from % 10;
     }
-    await this.ratings.put(user, mediaType, title, body as unknown as PutRatingDto);
+    await this.ratings.inWriteTransaction(async (writer) => {
+      // Again under the list's lock: a write between the check above and this one may have
+      // recorded a later event (the status the body keeps is the event's, for the same reason).
+      await writer.lockList(user.id);
+      const current = await writer.alongside((manager) =>
+        this.repository.latestEventId(user.id, mediaType, entry.id, manager),
+      );
+      if (current !== event.id) throw notLatest(current);
+      if (event.changes.status?.from === null) await writer.remove(user.id, mediaType, key);
+      else await writer.put(user.id, mediaType, key, body as unknown as PutRatingDto);
+    }, user);
   }
 
   /** What `users export` holds of the history of one media type (contract §20). */

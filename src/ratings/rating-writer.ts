@@ -164,7 +164,11 @@ export class RatingWriter {
     return this.versions.nextRevision(this.manager, userId, mediaType);
   }
 
-  private async lockList(userId: number): Promise<void> {
+  /**
+   * Takes the lock of the user's lists for this transaction (every write does first): a caller
+   * that must check something before a write, and find it unchanged by another write, calls it.
+   */
+  async lockList(userId: number): Promise<void> {
     if (this.versionBumped.has(userId)) return;
     await this.users.listChanged(userId, this.manager);
     this.versionBumped.add(userId);
