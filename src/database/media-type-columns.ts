@@ -34,9 +34,20 @@ export async function widenMediaTypeColumns(
       );
       continue;
     }
+    // TypeORM copies the table, which starts its AUTOINCREMENT counter again at the highest id:
+    // the counter is put back, so that ids of deleted rows are not given again.
+    const counter = (await queryRunner.query('SELECT seq FROM sqlite_sequence WHERE name = ?', [
+      table.name,
+    ])) as { seq: number }[];
     const column = table.findColumnByName('media_type')!;
     const widened = new TableColumn({ ...column, length: String(length) });
     await queryRunner.changeColumn(table.name, column, widened);
+    if (counter.length > 0) {
+      await queryRunner.query('UPDATE sqlite_sequence SET seq = ? WHERE name = ?', [
+        counter[0].seq,
+        table.name,
+      ]);
+    }
   }
   for (const { tableName, key } of keys) await queryRunner.createForeignKey(tableName, key);
 }

@@ -51,12 +51,6 @@ class QuietLogger extends AdvancedConsoleLogger {
   override logQuerySlow(): void {}
 }
 
-/**
- * The one options builder behind the app, the CLI, the e2e tests and `ormconfig.ts`. The entities
- * come from the composition root (`src/entities.ts`): this folder knows no feature's tables.
- * Migrations are not run by TypeORM on connect: DatabaseModule runs them under a lock
- * (contract §16).
- */
 /** The SQLite file's folder, made before the first connection opens (creates) the file. */
 export function makeSqliteFolder(options: DataSourceOptions): void {
   if (options.type === 'better-sqlite3' && options.database !== ':memory:') {
@@ -64,6 +58,12 @@ export function makeSqliteFolder(options: DataSourceOptions): void {
   }
 }
 
+/**
+ * The one options builder behind the app, the CLI, the e2e tests and `ormconfig.ts`. The entities
+ * come from the composition root (`src/entities.ts`): this folder knows no feature's tables.
+ * Migrations are not run by TypeORM on connect: DatabaseModule runs them under a lock
+ * (contract §16).
+ */
 export function buildTypeOrmOptions(
   database: DatabaseTarget,
   entities: EntityList,

@@ -19,11 +19,11 @@ export class RatingRevision {
   @Column({ type: 'int' })
   revision: number;
 
-  /** Moved by catalog imports that change a title the list holds (see RatingsRepository). */
+  /** Moved by catalog imports that change a title the list holds (see ListVersionsRepository). */
   @Column({ name: 'catalog_version', type: 'int', default: 0 })
   catalogVersion: number;
 
-  /** Moved by what changes the list as other users see it (see RatingsRepository). */
+  /** Moved by what changes the list as other users see it (see ListVersionsRepository). */
   @Column({ name: 'public_version', type: 'int', default: 0 })
   publicVersion: number;
 }

@@ -2,7 +2,7 @@ import { ApiValidationPipe } from '../common/api-validation.pipe';
 import { ProblemException } from '../common/problem';
 import { rawInteger } from '../database/raw-values';
 import { ANIME } from '../media-types/anime.descriptor';
-import { entryDefaults } from '../media-types/entry-columns';
+import { ENTRY_COLUMNS, entryDefaults, type EntryColumn } from '../media-types/entry-columns';
 import { compileRowToView, entryFieldsOfType } from '../media-types/entry-mapping';
 import { MANGA } from '../media-types/manga.descriptor';
 import type { MediaType } from '../media-types/media-type';
@@ -53,20 +53,16 @@ type LightNovelRatingView = Record<string, unknown>;
 
 describe('a third media type, from its descriptor alone', () => {
   it('has the shared fields and its own, in column order, under its own names', () => {
-    expect(entryFieldsOfType(LIGHT_NOVEL).map(({ name }) => name)).toEqual([
-      'status',
-      'is_visible',
-      'public_rating',
-      'public_fraction',
-      'personal_rating',
-      'volumes_read',
-      'start_date',
-      'end_date',
-      'is_rereading',
-      'times_reread',
-      'notes',
-      'priority',
-    ]);
+    // Every shared column under its own name, and the descriptor's, in the list's order.
+    const own = new Map(
+      Object.entries(LIGHT_NOVEL.ownFields).map(([name, { column }]) => [column as string, name]),
+    );
+    const expected = ENTRY_COLUMNS.flatMap(({ column, kind }) =>
+      kind === 'shared' ? [column] : own.has(column) ? [own.get(column)!] : [],
+    );
+    expect(entryFieldsOfType(LIGHT_NOVEL).map(({ name }) => name)).toEqual(expected);
+    expect(expected).toEqual(expect.arrayContaining(['status', 'volumes_read', 'is_rereading']));
+    expect(expected).not.toContain('episodes_watched');
   });
 
   it('has its own classes, named after it, with its fields', () => {
@@ -76,29 +72,30 @@ describe('a third media type, from its descriptor alone', () => {
 
   it('maps a read row to its view: its fields, booleans as booleans, UTC timestamps', () => {
     const toView = compileRowToView<LightNovelRatingView>(entryFieldsOfType(LIGHT_NOVEL));
+    const stored: Record<string, unknown> = {
+      status: 'ongoing',
+      is_visible: 1,
+      public_rating: 8,
+      public_fraction: 5,
+      personal_rating: 90,
+      volumes_read: 3,
+      start_date: '2024-01-02',
+      is_repeating: 1,
+      times_repeated: 2,
+      notes: 'notes',
+      priority: 1,
+    };
     const row = [
       7,
       70,
       'Spice and Wolf',
-      'ongoing',
-      1,
-      8,
-      5,
-      90,
-      0,
-      0,
-      3,
-      '2024-01-02',
-      null,
-      1,
-      2,
-      0,
-      'notes',
-      1,
+      ...(ENTRY_COLUMNS as readonly EntryColumn[]).map(({ column, default: value }) =>
+        column in stored ? stored[column] : value === true ? 1 : value,
+      ),
       '2024-01-02 10:00:00.000',
       new Date('2024-01-03T08:30:00Z'),
     ];
-    expect(toView(row)).toEqual({
+    expect(toView(row)).toMatchObject({
       id: 7,
       external_id: 70,
       title: 'Spice and Wolf',
@@ -117,6 +114,14 @@ describe('a third media type, from its descriptor alone', () => {
       created_at: '2024-01-02T10:00:00Z',
       updated_at: '2024-01-03T08:30:00Z',
     });
+    expect(Object.keys(toView(row))).toEqual([
+      'id',
+      'external_id',
+      'title',
+      ...entryFieldsOfType(LIGHT_NOVEL).map(({ name }) => name),
+      'created_at',
+      'updated_at',
+    ]);
   });
 
   it("validates a PUT body with its DTO and names other types' fields", async () => {

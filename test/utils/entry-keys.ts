@@ -4,7 +4,7 @@ import type { MediaType } from '../../src/media-types/media-type';
 
 /*
  * What the tests expect of an entry, from the descriptors and ENTRY_COLUMNS rather than from lists
- * of their own: a field added to the column list (README "Add a field to entries") changes these
+ * of their own: a field added to the column list (docs/extending.md "Add a field to entries") changes these
  * with no test edit.
  */
 

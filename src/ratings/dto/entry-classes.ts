@@ -2,7 +2,12 @@ import { applyDecorators, type Type } from '@nestjs/common';
 import { ApiProperty, type ApiPropertyOptions, OmitType } from '@nestjs/swagger';
 import { IsDefined, IsIn } from 'class-validator';
 import { assertNever } from '../../common/assert-never';
-import { ruleOf, type FieldRule } from '../../media-types/entry-columns';
+import {
+  ruleOf,
+  type EntryValues,
+  type FieldRule,
+  type SharedColumnName,
+} from '../../media-types/entry-columns';
 import { entryFieldsOfType } from '../../media-types/entry-mapping';
 import { capitalized, type MediaType } from '../../media-types/media-type';
 import {
@@ -28,21 +33,15 @@ import {
  */
 
 /** A PUT body as the write path reads it: the shared fields by name, the type's own by lookup. */
-export interface PutRatingDto {
-  readonly status: RatingStatus;
-  /** When true, the `{id}` in the path is the title's `external_id`. */
-  readonly use_external_id?: boolean;
-  /** When true, the entry's updated_at is set to now. */
-  readonly touch?: boolean;
-  readonly is_visible?: boolean;
-  readonly public_rating?: number;
-  readonly public_fraction?: number;
-  readonly personal_rating?: number;
-  readonly start_date?: string | null;
-  readonly end_date?: string | null;
-  readonly notes?: string;
-  readonly priority?: number;
-}
+export type PutRatingDto = Readonly<
+  Partial<Pick<EntryValues, SharedColumnName>> & {
+    status: RatingStatus;
+    /** When true, the `{id}` in the path is the title's `external_id`. */
+    use_external_id?: boolean;
+    /** When true, the entry's updated_at is set to now. */
+    touch?: boolean;
+  }
+>;
 
 /** A class with a name of its own (the OpenAPI schema's), empty or extending `base`. */
 function namedClass(name: string, base?: Type<object>): Type<unknown> {
