@@ -242,8 +242,11 @@ describe('database copy --to: from SQLite to a new MariaDB database', () => {
     };
     expect(copiedBack.tables).toEqual({
       ...rows,
-      // Bob's entry written on MariaDB, and what its server delivered and recorded meanwhile.
+      // Bob's entry written on MariaDB (with its history event and viewing), and what its server
+      // delivered and recorded meanwhile.
       rating_entries: rows.rating_entries + 1,
+      history_events: rows.history_events + 1,
+      history_viewings: rows.history_viewings + 1,
       rating_revisions: expect.any(Number),
       webhook_messages: expect.any(Number),
       webhook_attempts: expect.any(Number),
