@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DataSource } from 'typeorm';
+import { useScratchSqlite } from '../../test/utils/scratch-sqlite';
 import { MIGRATIONS } from './typeorm-options';
 import { SqliteTablesAsEntities1800001300000 } from './migrations/1800001300000-sqlite-tables-as-entities';
 
@@ -54,26 +52,8 @@ const TABLES = [
 ];
 
 describe('migration 1800001300000 on SQLite: the tables rebuilt as the entities describe them', () => {
-  let folder: string;
-
-  beforeEach(() => {
-    folder = mkdtempSync(join(tmpdir(), 'tables-as-entities-'));
-  });
-
-  afterEach(() => {
-    rmSync(folder, { recursive: true, force: true });
-  });
-
-  const open = async (migrations: typeof MIGRATIONS) => {
-    const dataSource = new DataSource({
-      type: 'better-sqlite3',
-      database: join(folder, 'db.sqlite'),
-      migrations,
-    });
-    await dataSource.initialize();
-    await dataSource.runMigrations({ transaction: 'all' });
-    return dataSource;
-  };
+  const openScratch = useScratchSqlite('tables-as-entities-');
+  const open = (migrations: typeof MIGRATIONS) => openScratch(migrations, { transaction: 'all' });
   /** Every row of the rebuilt tables, each value with its storage class. */
   const contents = async (dataSource: DataSource) => {
     const tables: Record<string, unknown[]> = {};

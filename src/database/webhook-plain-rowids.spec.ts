@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DataSource } from 'typeorm';
+import { useScratchSqlite } from '../../test/utils/scratch-sqlite';
 import { MIGRATIONS } from './typeorm-options';
 import { WebhookPlainRowids1800001200000 } from './migrations/1800001200000-webhook-plain-rowids';
 
@@ -13,26 +11,8 @@ const INSERT_ATTEMPT = `INSERT INTO webhook_attempts (webhook_id, event_id, even
   VALUES ('w', ?, 'rating.created', 1, 204, NULL, 'delivered')`;
 
 describe('migration 1800001200000 on SQLite: the outbox and the attempt log without AUTOINCREMENT', () => {
-  let folder: string;
-
-  beforeEach(() => {
-    folder = mkdtempSync(join(tmpdir(), 'plain-rowids-'));
-  });
-
-  afterEach(() => {
-    rmSync(folder, { recursive: true, force: true });
-  });
-
-  const open = async (migrations: typeof MIGRATIONS) => {
-    const dataSource = new DataSource({
-      type: 'better-sqlite3',
-      database: join(folder, 'db.sqlite'),
-      migrations,
-    });
-    await dataSource.initialize();
-    await dataSource.runMigrations();
-    return dataSource;
-  };
+  const openScratch = useScratchSqlite('plain-rowids-');
+  const open = (migrations: typeof MIGRATIONS) => openScratch(migrations);
   const ids = async (dataSource: DataSource, table: string) =>
     (await dataSource.query<{ id: number }[]>(`SELECT id FROM ${table} ORDER BY id`)).map(
       (row) => row.id,
