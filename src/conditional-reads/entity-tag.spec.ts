@@ -26,6 +26,11 @@ describe('entityTag', () => {
   ])('changes with the %s', (_name, change) => {
     expect(entityTag({ ...KEY, ...change })).not.toBe(entityTag(KEY));
   });
+
+  it('changes with the body', () => {
+    expect(entityTag(KEY, '[1]')).toBe(entityTag(KEY, '[1]'));
+    expect(entityTag(KEY, '[1]')).not.toBe(entityTag(KEY, '[2]'));
+  });
 });
 
 describe('ifNoneMatchMatches', () => {

@@ -1,4 +1,4 @@
-import { hash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -24,7 +24,11 @@ export interface EntityTagKey {
   data: readonly (string | number)[];
 }
 
-export function entityTag(key: EntityTagKey): string {
+/**
+ * The tag of `key`; with `body`, of the key and those exact bytes. The body is hashed as it is,
+ * after the key: putting it inside the key's JSON would serialize (and escape) it a second time.
+ */
+export function entityTag(key: EntityTagKey, body?: string): string {
   const query = Object.keys(key.query)
     .sort()
     .map((name) => [name, key.query[name]]);
@@ -37,7 +41,11 @@ export function entityTag(key: EntityTagKey): string {
     query,
     key.data,
   ]);
-  return `"${hash('sha256', material, 'base64url').slice(0, 27)}"`;
+  const digest =
+    body === undefined
+      ? hash('sha256', material, 'base64url')
+      : createHash('sha256').update(material).update(body).digest('base64url');
+  return `"${digest.slice(0, 27)}"`;
 }
 
 /** The opaque part of an entity tag, without `W/` and quotes: what weak comparison compares. */

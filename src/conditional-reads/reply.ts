@@ -18,7 +18,7 @@ export async function sendTaggedBody(
 ): Promise<void> {
   // Serialized once: the tag is made from the very bytes that are sent.
   const json = JSON.stringify(body);
-  const etag = entityTag({ ...inputs, data: ['body', json] });
+  const etag = entityTag({ ...inputs, data: ['body'] }, json);
   if (conditionalRead(request, reply, etag)) await reply.status(304).send();
   else await reply.type(JSON_CONTENT_TYPE).send(json);
 }

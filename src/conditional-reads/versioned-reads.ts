@@ -84,7 +84,7 @@ export class VersionedReads {
       }
     }
     const json = JSON.stringify(await body());
-    void reply.header('ETag', entityTag({ ...inputs, data: ['body', json] }));
+    void reply.header('ETag', entityTag({ ...inputs, data: ['body'] }, json));
     await this.sendBody(reply, Buffer.from(json));
   }
 

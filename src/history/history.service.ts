@@ -10,21 +10,10 @@ import { SettingsService } from '../settings/settings.service';
 import { startOfDayMs } from '../settings/time-zone';
 import { factsOf, HISTORY_FIELDS } from './history-facts';
 import { ABOVE_EVERY_ID, beforeBound, DEFAULT_LIMIT, type HistoryOptions } from './history-options';
-import { HistoryRepository, type StoredEvent } from './history.repository';
-import { derivedViewing, type Viewing } from './viewing-rules';
+import { HistoryRepository, type EventView, type StoredEvent } from './history.repository';
 
-/** An event as the reads show it (contract §20). */
-export interface EventView {
-  id: number;
-  title_id: number;
-  external_id: number | null;
-  at: string;
-  source: string;
-  client: string | null;
-  viewing: number | null;
-  /** `status`, progress fields, `score`: each present when it changed. */
-  [member: string]: StoredEvent['changes'][string] | string | number | null;
-}
+export type { EventView };
+import { derivedViewing, type Viewing } from './viewing-rules';
 
 export interface ViewingView {
   number: number;
@@ -38,19 +27,6 @@ export interface ViewingView {
 export interface EventPage {
   events: EventView[];
   hasMore: boolean;
-}
-
-function eventView(event: StoredEvent): EventView {
-  return {
-    id: event.id,
-    title_id: event.titleId,
-    external_id: event.externalId,
-    at: new Date(event.atMs).toISOString(),
-    source: event.source,
-    client: event.client,
-    viewing: event.viewing,
-    ...event.changes,
-  };
 }
 
 function viewingView(viewing: Viewing): ViewingView {
@@ -106,7 +82,7 @@ export class HistoryService {
     });
     const hasMore = rows.length > limit;
     if (hasMore) rows.length = limit;
-    return { events: rows.map(eventView), hasMore };
+    return { events: rows, hasMore };
   }
 
   /** One title's events: none when the user has no entry for it (404 for an unknown title). */
@@ -206,7 +182,7 @@ export class HistoryService {
     }
     const entries = await this.ratings.getAll(userId, mediaType);
     return {
-      history: events.map(eventView),
+      history: events,
       viewings: entries.map((entry) => ({
         title_id: entry.id,
         viewings: this.viewingsOf(mediaType, entry, byTitle.get(entry.id) ?? []).map(viewingView),
