@@ -27,6 +27,7 @@ import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RatingsModule } from './ratings/ratings.module';
 import { SettingsModule } from './settings/settings.module';
+import { StatisticsModule } from './statistics/statistics.module';
 import { SyncModule } from './sync/sync.module';
 import { UsersModule } from './users/users.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -54,6 +55,7 @@ export class AppModule {
         SettingsModule,
         HistoryModule,
         ProfileModule,
+        StatisticsModule,
         // PUBLIC_LISTS=false (the default) leaves it out: its paths answer 404 like unknown ones.
         ...(settings.publicLists ? [PublicListsModule] : []),
         HealthModule,

@@ -216,7 +216,9 @@ export class CatalogService {
   /** Every title's tags, in order, by `media_type:id`. */
   private async allTags(manager: EntityManager): Promise<Map<string, string[]>> {
     return groupedTags(
-      await manager.find(TitleTag, { order: { mediaType: 'ASC', titleId: 'ASC', position: 'ASC' } }),
+      await manager.find(TitleTag, {
+        order: { mediaType: 'ASC', titleId: 'ASC', position: 'ASC' },
+      }),
     );
   }
 
