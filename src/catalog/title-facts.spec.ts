@@ -3,7 +3,7 @@ import { offlineTitleOf } from './offline-database';
 
 const parseOne = (record: Record<string, unknown>) =>
   parseCatalogFile(JSON.stringify([{ media_type: 'anime', id: 1, title: 'T', ...record }]))[0]
-    .facts;
+    .facts!;
 
 describe('catalog facts of the catalog file (contract §22)', () => {
   it('reads year, season, format and tags; absent or null members are null, tags []', () => {
