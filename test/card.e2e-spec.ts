@@ -114,7 +114,7 @@ describe('the public card (contract §22)', () => {
     expect(again.text || String(again.body)).toBe(svg);
     expect(again.headers.etag).toBe(response.headers.etag);
     const notModified = await bare(cardPath('alice'))
-      .set('If-None-Match', response.headers.etag as string)
+      .set('If-None-Match', response.headers.etag)
       .expect(304);
     expect(notModified.headers.etag).toBe(response.headers.etag);
     expect(notModified.headers['cache-control']).toBe('public, max-age=3600');
@@ -134,11 +134,11 @@ describe('the public card (contract §22)', () => {
     await putEntry(app, token, 'anime', 3, { status: 'dropped', public_rating: 3 });
     await putEntry(app, token, 'anime', 1, { status: 'completed', notes: 'hidden' });
     await bare(cardPath('alice'))
-      .set('If-None-Match', first.headers.etag as string)
+      .set('If-None-Match', first.headers.etag)
       .expect(304);
     await putEntry(app, token, 'anime', 2, { status: 'completed' });
     const moved = await bare(cardPath('alice'))
-      .set('If-None-Match', first.headers.etag as string)
+      .set('If-None-Match', first.headers.etag)
       .expect(200);
     expect(moved.headers.etag).not.toBe(first.headers.etag);
     expect(column(textsOf(moved.text || String(moved.body)), 'Anime')).toMatchObject({

@@ -587,7 +587,7 @@ describe('statistics (contract §22)', () => {
   it('answers 304 to its ETag, and a new ETag when a catalog re-import changes a fact', async () => {
     await seed();
     const first = await get('/v1/my/statistics/anime').expect(200);
-    const etag = first.headers.etag as string;
+    const etag = first.headers.etag;
     expect(etag).toMatch(/^"/);
     expect(first.headers['cache-control']).toBe('private, no-cache');
     await get('/v1/my/statistics/anime').set('If-None-Match', etag).expect(304);
@@ -684,7 +684,7 @@ describe('statistics (contract §22)', () => {
       const before = await get(publicPath(ownerName), reader).expect(200);
       await put('/v1/my/anime/6/ratings', { status: 'dropped', public_rating: 2 });
       const after = await get(publicPath(ownerName), reader)
-        .set('If-None-Match', before.headers.etag as string)
+        .set('If-None-Match', before.headers.etag)
         .expect(304);
       expect(after.headers.etag).toBe(before.headers.etag);
       // A visible entry's score moves it.

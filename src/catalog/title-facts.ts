@@ -72,12 +72,7 @@ export function factsOfRecord(
   if (tags.length > MAX_TAGS) {
     fail(`tags must hold at most ${MAX_TAGS} tags after lower-casing and dropping duplicates`);
   }
-  return {
-    year: year as number | null,
-    season: season as Season | null,
-    format: format as string | null,
-    tags,
-  };
+  return { year, season, format, tags };
 }
 
 /**
