@@ -93,7 +93,7 @@ describe('OpenAPI document (issue 12 points 14-17)', () => {
 
   beforeAll(async () => {
     // Every optional module on, as `npm run openapi:check` exports it.
-    app = await createTestApp({ PUBLIC_LISTS: 'true' });
+    app = await createTestApp({ PUBLIC_LISTS: 'true', PUBLIC_CARDS: 'true' });
     document = (await request(app.getHttpServer()).get('/docs/openapi.json').expect(200))
       .body as Document;
   });
@@ -129,7 +129,10 @@ describe('OpenAPI document (issue 12 points 14-17)', () => {
         method,
         security: true,
       });
-      if (path.startsWith('/v1/')) {
+      // The card (contract §22) is public: no token.
+      if (path === '/v1/users/{name}/card.svg') {
+        expect(operation.security).toEqual([]);
+      } else if (path.startsWith('/v1/')) {
         const mediaType = /^\/v1\/(?:my|users\/\{name\})\/(anime|manga)\//.exec(path)?.[1];
         const scope =
           mediaType === 'anime'
