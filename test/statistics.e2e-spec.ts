@@ -582,6 +582,24 @@ describe('statistics (contract §22)', () => {
         ]);
       }
     }
+
+    // Deleting an event (the scrobble of two months back) takes it out at once, ETag included.
+    const before = await get('/v1/my/statistics/anime').expect(200);
+    await api(app, token).delete(`/v1/my/anime/2/history/${past[0].id}`).expect(200);
+    const after = await get('/v1/my/statistics/anime')
+      .set('If-None-Match', before.headers.etag as string)
+      .expect(200);
+    expect(after.body.activity).toHaveLength(3);
+    expect(after.body.activity).not.toContainEqual(
+      expect.objectContaining({ month: monthIn(zone, past[0].at) }),
+    );
+    // The time zone is read at read time: in UTC the months are UTC months.
+    await put('/v1/my/settings', { time_zone: 'UTC' });
+    const utc = await get('/v1/my/statistics/anime').expect(200);
+    const utcMonths = [Date.now(), past[1].at, past[3].at].map((at) => monthIn('UTC', at));
+    expect(utc.body.activity.map((item: { month: string }) => item.month)).toEqual(
+      [...new Set(utcMonths)].sort().reverse(),
+    );
   });
 
   it('answers 304 to its ETag, and a new ETag when a catalog re-import changes a fact', async () => {
