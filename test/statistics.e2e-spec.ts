@@ -587,7 +587,7 @@ describe('statistics (contract §22)', () => {
     const before = await get('/v1/my/statistics/anime').expect(200);
     await api(app, token).delete(`/v1/my/anime/2/history/${past[0].id}`).expect(200);
     const after = await get('/v1/my/statistics/anime')
-      .set('If-None-Match', before.headers.etag as string)
+      .set('If-None-Match', before.headers.etag)
       .expect(200);
     expect(after.body.activity).toHaveLength(3);
     expect(after.body.activity).not.toContainEqual(
