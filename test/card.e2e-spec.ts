@@ -133,9 +133,7 @@ describe('the public card (contract §22)', () => {
     // A private entry and a visible entry's notes show nowhere on it.
     await putEntry(app, token, 'anime', 3, { status: 'dropped', public_rating: 3 });
     await putEntry(app, token, 'anime', 1, { status: 'completed', notes: 'hidden' });
-    await bare(cardPath('alice'))
-      .set('If-None-Match', first.headers.etag)
-      .expect(304);
+    await bare(cardPath('alice')).set('If-None-Match', first.headers.etag).expect(304);
     await putEntry(app, token, 'anime', 2, { status: 'completed' });
     const moved = await bare(cardPath('alice'))
       .set('If-None-Match', first.headers.etag)

@@ -28,7 +28,9 @@ export class Statistics1800001600000 implements MigrationInterface {
         );
       } else {
         const sqlType = type === 'int' ? 'integer' : length ? `${type}(${length})` : type;
-        await queryRunner.query(`ALTER TABLE "${table}" ADD COLUMN "${name}" ${sqlType} DEFAULT NULL`);
+        await queryRunner.query(
+          `ALTER TABLE "${table}" ADD COLUMN "${name}" ${sqlType} DEFAULT NULL`,
+        );
       }
     }
     await queryRunner.createTable(
