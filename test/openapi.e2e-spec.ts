@@ -240,6 +240,38 @@ describe('OpenAPI document (issue 12 points 14-17)', () => {
     }
   });
 
+  it("gives the statistics examples the profile example's totals, and numbers that agree (contract §22)", () => {
+    const profile = document.paths['/v1/my/profile'].get.responses['200'].content?.[
+      'application/json'
+    ].example as ProfileView;
+    for (const mediaType of ['anime', 'manga'] as const) {
+      for (const path of [
+        `/v1/my/statistics/${mediaType}`,
+        `/v1/users/{name}/statistics/${mediaType}`,
+      ]) {
+        const example = document.paths[path].get.responses['200'].content?.['application/json']
+          .example as {
+          totals: Record<string, number>;
+          scores: { count: number; histogram: Record<string, number> };
+          by_status: Record<string, number>;
+          by_format: { count: number; minutes: number }[];
+          activity?: unknown[];
+        };
+        expect(example.totals).toEqual(profile.statistics[mediaType]);
+        const { by_status: status, totals } = example;
+        expect(status.completed).toBe(totals.completed);
+        expect(status.ongoing).toBe(totals[mediaType === 'anime' ? 'watching' : 'reading']);
+        expect(Object.values(example.scores.histogram).reduce((a, b) => a + b, 0)).toBe(
+          example.scores.count,
+        );
+        expect(example.by_format.reduce((sum, group) => sum + group.minutes, 0)).toBe(
+          totals.media_minutes,
+        );
+        expect(example.activity !== undefined).toBe(path.startsWith('/v1/my/'));
+      }
+    }
+  });
+
   it('gives each error status examples of its own, whose status is that status', () => {
     const detailsByStatus = new Map<string, Set<string>>();
     for (const { path, method, operation } of operations()) {

@@ -10,7 +10,7 @@ import { capitalized, type MediaType } from '../media-types/media-type';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
 import { unknownMediaTypeController } from '../ratings/unknown-media-type.routes';
 import { STATISTICS_ENDPOINTS } from '../statistics/statistics.controller';
-import { STATISTICS_BODY_VIEWS } from '../statistics/statistics.dto';
+import { STATISTICS_BODY_VIEWS, statisticsExample } from '../statistics/statistics.dto';
 import { StatisticsService } from '../statistics/statistics.service';
 import { UsersService } from '../users/users.service';
 import { findPublicOwner, OwnerNameParam } from './public-owner';
@@ -35,7 +35,7 @@ function publicStatisticsControllerFor(mediaType: MediaType, view: Type<unknown>
         "Only when the operator set PUBLIC_LISTS=true (otherwise 404). The object of your own statistics, computed the same way over the entries the user marked `is_visible: true` only, without `activity`: private entries count nowhere. Any user's token with the `user.profile` scope may read it. The ETag moves only when this body changes.",
     })
     @OwnerNameParam()
-    @ConditionalRead({ type: view })
+    @ConditionalRead({ type: view, example: statisticsExample(mediaType, 'public') })
     async get(
       @Param('name') name: string,
       @Req() request: FastifyRequest,

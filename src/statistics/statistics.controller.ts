@@ -12,7 +12,7 @@ import { capitalized, type MediaType } from '../media-types/media-type';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
 import { unknownMediaTypeController } from '../ratings/unknown-media-type.routes';
 import { UsersService } from '../users/users.service';
-import { STATISTICS_BODY_VIEWS } from './statistics.dto';
+import { STATISTICS_BODY_VIEWS, statisticsExample } from './statistics.dto';
 import { StatisticsService } from './statistics.service';
 
 /** The rate-limit rows of the statistics: anime and manga share each (contract §5). */
@@ -39,7 +39,7 @@ function statisticsControllerFor(mediaType: MediaType, view: Type<unknown>) {
       description:
         "The profile's totals, the score histogram, the entries per status, by year, season, format and tag of their titles (from the catalog), and your activity month by month from the history (months of your time zone, see settings). See docs/statistics.md for every definition. The ETag moves when the body changes: a write, a history event deleted, a catalog update of a fact it uses, a new month.",
     })
-    @ConditionalRead({ type: view })
+    @ConditionalRead({ type: view, example: statisticsExample(mediaType, 'own') })
     async get(
       @CurrentUser() current: AuthenticatedUser,
       @Req() request: FastifyRequest,

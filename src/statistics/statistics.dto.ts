@@ -149,3 +149,92 @@ export const STATISTICS_BODY_VIEWS = byMediaType((descriptor) => ({
   own: statisticsViewClass(descriptor, 'own'),
   public: statisticsViewClass(descriptor, 'public'),
 }));
+
+/**
+ * The OpenAPI examples: one consistent list per media type, whose totals are the profile example
+ * of docs/api.md (anime: 7 entries, 24-minute episodes, scores 85 and 70; manga: 2 entries).
+ */
+export const STATISTICS_EXAMPLES: Record<string, StatisticsBody> = {
+  anime: {
+    media_type: 'anime',
+    totals: {
+      watching: 1,
+      completed: 3,
+      on_hold: 0,
+      dropped: 1,
+      bookmark: 2,
+      average: 78,
+      episodes: 120,
+      rewatched: 1,
+      media_minutes: 2880,
+    },
+    scores: {
+      count: 2,
+      mean: 78,
+      histogram: { 1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0, 7: 1, 8: 0, 9: 1, 10: 0 },
+    },
+    by_status: { ongoing: 1, completed: 3, on_hold: 0, dropped: 1, not_interested: 0, bookmark: 2 },
+    by_year: [
+      { year: 2019, count: 4, mean_score: 85, minutes: 1440 },
+      { year: 2009, count: 2, mean_score: 70, minutes: 1440 },
+    ],
+    by_season: [
+      { year: 2019, season: 'spring', count: 2, mean_score: 85, minutes: 1440 },
+      { year: 2019, season: 'fall', count: 1, mean_score: null, minutes: 0 },
+      { year: 2009, season: 'spring', count: 2, mean_score: 70, minutes: 1440 },
+    ],
+    by_format: [
+      { format: 'tv', count: 5, mean_score: 78, minutes: 2880 },
+      { format: 'movie', count: 1, mean_score: null, minutes: 0 },
+    ],
+    by_tag: [
+      { tag: 'action', count: 4, mean_score: 78, minutes: 2880 },
+      { tag: 'drama', count: 2, mean_score: 85, minutes: 1440 },
+    ],
+    activity: [
+      { month: '2026-11', progress: 12, minutes: 288, completed: 1 },
+      { month: '2026-10', progress: 48, minutes: 1152, completed: 1 },
+    ],
+  },
+  manga: {
+    media_type: 'manga',
+    totals: {
+      reading: 1,
+      completed: 1,
+      on_hold: 0,
+      dropped: 0,
+      bookmark: 0,
+      average: 80,
+      chapters: 200,
+      volumes: 20,
+      reread: 0,
+      media_minutes: 3040,
+    },
+    scores: {
+      count: 1,
+      mean: 80,
+      histogram: { 1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0, 7: 0, 8: 1, 9: 0, 10: 0 },
+    },
+    by_status: { ongoing: 1, completed: 1, on_hold: 0, dropped: 0, not_interested: 0, bookmark: 0 },
+    by_year: [
+      { year: 2016, count: 1, mean_score: 80, minutes: 2280 },
+      { year: 2003, count: 1, mean_score: null, minutes: 760 },
+    ],
+    by_season: [{ year: 2016, season: 'fall', count: 1, mean_score: 80, minutes: 2280 }],
+    by_format: [{ format: 'manga', count: 2, mean_score: 80, minutes: 3040 }],
+    by_tag: [
+      { tag: 'romance', count: 2, mean_score: 80, minutes: 3040 },
+      { tag: 'drama', count: 1, mean_score: 80, minutes: 2280 },
+    ],
+    activity: [{ month: '2026-11', progress: 30, minutes: 312, completed: 1 }],
+  },
+};
+
+/** The example of a media type's body in a view: the public one has no `activity`. */
+export function statisticsExample(mediaType: string, view: 'own' | 'public'): StatisticsBody {
+  const example = STATISTICS_EXAMPLES[mediaType];
+  if (!example || view === 'own') return example;
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  const { activity, ...shown } = example;
+  return shown;
+}
