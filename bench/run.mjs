@@ -23,7 +23,13 @@ import {
   stopChild,
   waitForHttp,
 } from './lib/children.mjs';
-import { createDatabase, DEFAULT_MYSQL_SERVER, findDatabaseServerPid } from './lib/database.mjs';
+import {
+  createDatabase,
+  DEFAULT_MYSQL_SERVER,
+  findDatabaseServerPid,
+  insertRows,
+  selectRow,
+} from './lib/database.mjs';
 import { apiHeaders, HttpClient, USER_AGENT } from './lib/http.mjs';
 import {
   runNodeWithPeakRss,
@@ -292,6 +298,12 @@ async function main() {
       `history scenarios: ${history.events} events of one user's anime list through ${HISTORY_IMPORTS} lists imports of ${HISTORY_TITLES} elements in ${history.seconds.toFixed(1)} s`,
     );
   }
+  const statistics = wanted('statistics-10k') ? await prepareStatisticsScenario(database) : null;
+  if (statistics) {
+    say(
+      `statistics-10k: ${statistics.events} history events of the 10k list over 24 months (${statistics.inserted} dated in the past) in ${statistics.seconds.toFixed(1)} s`,
+    );
+  }
   const malImport = wanted('mal-import-10k')
     ? await measureMalImport({ tmpDir, env, cli, startServer })
     : null;
@@ -515,6 +527,7 @@ async function main() {
     'changes-10k',
     'profile-10',
     'profile-10k',
+    'statistics-10k',
   ];
   const probes = [];
   await serverSampler.waitIdle();
@@ -898,6 +911,12 @@ function buildScenarios(tokens, getOnePath, sync, subscribeWebhook, history) {
     get('profile-10', 'GET /v1/my/profile, 10 entries', '/v1/my/profile', tokens['10']),
     get('profile-1k', 'GET /v1/my/profile, 1,000 entries', '/v1/my/profile', tokens['1k']),
     get('profile-10k', 'GET /v1/my/profile, 10,000 entries', '/v1/my/profile', tokens['10k']),
+    get(
+      'statistics-10k',
+      `GET /v1/my/statistics/anime, the 10,000 entries of profile-10k on titles with year, season, format and 5–20 tags, and ${STATISTICS_EVENTS.toLocaleString('en')} history events over 24 months`,
+      '/v1/my/statistics/anime',
+      tokens['10k'],
+    ),
     {
       // Measured again at the end: other load on the machine drifts, and the ratios use the mean.
       name: 'baseline-end',
@@ -906,6 +925,73 @@ function buildScenarios(tokens, getOnePath, sync, subscribeWebhook, history) {
       headers: { 'user-agent': USER_AGENT },
     },
   ];
+}
+
+/** History events of the 10k list for statistics-10k: filling it wrote one per entry. */
+const STATISTICS_EVENTS = 100_000;
+const STATISTICS_MONTHS_MS = 730 * 86_400_000;
+
+/**
+ * statistics-10k's history: the 10k list's events, filled up to STATISTICS_EVENTS with events of
+ * source api and scrobble spread over the last 24 months. A test cannot write in the past through
+ * the API, so these rows are inserted into `history_events` directly, shaped as the write path
+ * records them (a rise of episodes_watched; every 10th completes the title, every 50th restarts a
+ * rewatch).
+ * @param {import('./lib/database.mjs').BenchDatabase} database
+ */
+async function prepareStatisticsScenario(database) {
+  const started = Date.now();
+  const user = LIST_USERS.find((u) => u.key === '10k');
+  const row = await selectRow(database, 'SELECT id FROM users WHERE name = ?', [user?.name]);
+  const userId = Number(row?.id);
+  const counted = await selectRow(
+    database,
+    "SELECT COUNT(*) AS n FROM history_events WHERE user_id = ? AND media_type = 'anime'",
+    [userId],
+  );
+  const existing = Number(counted?.n ?? 0);
+  const now = Date.now();
+  /** @type {(string | number | null)[][]} */
+  const rows = [];
+  for (let i = 0; i < STATISTICS_EVENTS - existing; i++) {
+    const from = i % 12;
+    rows.push([
+      userId,
+      'anime',
+      10_000_000 + i,
+      1 + ((i * 7919) % 10_000),
+      now - Math.floor((i / STATISTICS_EVENTS) * STATISTICS_MONTHS_MS),
+      i % 3 === 0 ? 'scrobble' : 'api',
+      1,
+      i % 10 === 0 ? 'completed' : null,
+      from,
+      from + 1 + (i % 3),
+      i % 50 === 0 ? 1 : 0,
+    ]);
+  }
+  await insertRows(
+    database,
+    'history_events',
+    [
+      'user_id',
+      'media_type',
+      'id',
+      'title_id',
+      'at_ms',
+      'source',
+      'viewing',
+      'status_to',
+      'episodes_watched_from',
+      'episodes_watched_to',
+      'restarted',
+    ],
+    rows,
+  );
+  return {
+    events: existing + rows.length,
+    inserted: rows.length,
+    seconds: (Date.now() - started) / 1000,
+  };
 }
 
 /** The history-page list: HISTORY_IMPORTS imports of HISTORY_TITLES elements, one event each. */

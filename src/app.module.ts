@@ -6,6 +6,7 @@ import { BearerAuthGuard } from './auth/bearer-auth.guard';
 import { IpDenialGuard } from './auth/ip-denial.guard';
 import { ScopesGuard } from './auth/scopes.guard';
 import { UserAgentGuard } from './auth/user-agent.guard';
+import { CardsModule } from './cards/cards.module';
 import { CatalogModule } from './catalog/catalog.module';
 import { ProblemDetailsFilter } from './common/problem-details.filter';
 import { AppConfig, loadConfig } from './config/app-config';
@@ -27,6 +28,7 @@ import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RatingsModule } from './ratings/ratings.module';
 import { SettingsModule } from './settings/settings.module';
+import { StatisticsModule } from './statistics/statistics.module';
 import { SyncModule } from './sync/sync.module';
 import { UsersModule } from './users/users.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -54,8 +56,11 @@ export class AppModule {
         SettingsModule,
         HistoryModule,
         ProfileModule,
+        StatisticsModule,
         // PUBLIC_LISTS=false (the default) leaves it out: its paths answer 404 like unknown ones.
         ...(settings.publicLists ? [PublicListsModule] : []),
+        // PUBLIC_CARDS=false (the default) leaves it out too: its path answers 404.
+        ...(settings.publicCards ? [CardsModule] : []),
         HealthModule,
         DocsModule,
         MetricsModule.forRoot(settings.metricsEnabled),

@@ -4,6 +4,7 @@ import { BlockedExternalIdentity } from './auth/blocked-external-identity.entity
 import { ExternalIdentity } from './auth/external-identity.entity';
 import { IpDenial } from './auth/ip-denial.entity';
 import { Title } from './catalog/title.entity';
+import { TitleTag } from './catalog/title-tag.entity';
 import { RatingEntry } from './ratings/rating-entry.entity';
 import { RatingRevision } from './ratings/rating-revision.entity';
 import { User } from './users/user.entity';
@@ -24,6 +25,7 @@ export const ENTITIES = [
   User,
   AccessToken,
   Title,
+  TitleTag,
   RatingEntry,
   RatingRevision,
   OAuthClient,

@@ -20,6 +20,7 @@ async function exportDocument(target: string | undefined): Promise<void> {
       LOG_LEVEL: 'error',
       // Every optional route documented; a server without them serves a document without them.
       PUBLIC_LISTS: 'true',
+      PUBLIC_CARDS: 'true',
     });
     const app = await NestFactory.create<NestFastifyApplication>(
       AppModule.forRoot(config),

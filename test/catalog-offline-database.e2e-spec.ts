@@ -129,6 +129,99 @@ describe('catalog import --format anime-offline-database (contract §14)', () =>
     expect(after).toEqual([{ ...before[0], title: 'Renamed' }]);
   });
 
+  it('takes year, season, format and tags (contract §22); a re-import updates them, an absent member clears them', async () => {
+    const tagRows = () =>
+      app
+        .get(DataSource)
+        .query<{ title_id: number; tag: string }[]>(
+          "SELECT title_id, tag FROM title_tags WHERE media_type = 'anime' ORDER BY title_id, position",
+        );
+    const facts = async () =>
+      (await animeRows()).map(({ id, year, season, format }) => ({ id, year, season, format }));
+    const file = join(workDir, 'facts.json');
+    const write = (items: Record<string, unknown>[]) =>
+      writeFileSync(file, JSON.stringify({ data: items }));
+    const long = 'y'.repeat(65);
+    write([
+      item({
+        sources: ['https://myanimelist.net/anime/1'],
+        animeSeason: { season: 'FALL', year: 2009 },
+        type: 'MOVIE',
+        tags: ['Action', long, 'action', 'Drama'],
+      }),
+      item({
+        sources: ['https://myanimelist.net/anime/2'],
+        animeSeason: { season: 'UNDEFINED', year: 0 },
+        type: 'UNKNOWN',
+      }),
+      item({
+        sources: ['https://myanimelist.net/anime/3'],
+        animeSeason: { season: 'SUMMER', year: 1800 },
+        type: 'SPECIAL',
+        tags: 'not an array',
+      }),
+    ]);
+    expect(JSON.parse((await importFile(file)).stdout)).toEqual({
+      created: 3,
+      updated: 0,
+      unchanged: 0,
+      skipped: 0,
+    });
+    expect(await facts()).toEqual([
+      { id: 1, year: 2009, season: 'fall', format: 'movie' },
+      { id: 2, year: null, season: null, format: null },
+      { id: 3, year: null, season: 'summer', format: 'special' },
+    ]);
+    expect(await tagRows()).toEqual([
+      { title_id: 1, tag: 'action' },
+      { title_id: 1, tag: 'drama' },
+    ]);
+    expect(JSON.parse((await importFile(file)).stdout)).toMatchObject({ unchanged: 3 });
+
+    // The same items without season, type and tags: a file describes each title whole.
+    write([
+      item({
+        sources: ['https://myanimelist.net/anime/1'],
+        type: undefined,
+        animeSeason: undefined,
+        tags: ['Comedy'],
+      }),
+    ]);
+    expect(JSON.parse((await importFile(file)).stdout)).toMatchObject({ updated: 1 });
+    expect((await facts())[0]).toEqual({ id: 1, year: null, season: null, format: null });
+    expect(await tagRows()).toEqual([{ title_id: 1, tag: 'comedy' }]);
+
+    // The generic catalog file: the same members, checked strictly.
+    const generic = join(workDir, 'generic.json');
+    const record = (fields: Record<string, unknown>) => ({
+      media_type: 'anime',
+      id: 1,
+      external_id: 1,
+      title: 'Untitled',
+      episodes: 12,
+      ...fields,
+    });
+    writeFileSync(
+      generic,
+      JSON.stringify([record({ year: 2001, season: 'winter', format: 'ova', tags: ['B', 'a'] })]),
+    );
+    expect((await runCli(['catalog', 'import', generic])).stderr).toBe('');
+    expect((await facts())[0]).toEqual({ id: 1, year: 2001, season: 'winter', format: 'ova' });
+    expect(await tagRows()).toEqual([
+      { title_id: 1, tag: 'b' },
+      { title_id: 1, tag: 'a' },
+    ]);
+    writeFileSync(generic, JSON.stringify([record({ season: 'autumn' })]));
+    const refused = await runCli(['catalog', 'import', generic]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/record 1 .*season/);
+    expect((await facts())[0]).toEqual({ id: 1, year: 2001, season: 'winter', format: 'ova' });
+    writeFileSync(generic, JSON.stringify([record({ tags: null })]));
+    expect((await runCli(['catalog', 'import', generic])).stderr).toBe('');
+    expect((await facts())[0]).toEqual({ id: 1, year: null, season: null, format: null });
+    expect(await tagRows()).toEqual([]);
+  });
+
   it('reads gzip, and refuses what is not the format, changing nothing', async () => {
     const gz = join(workDir, 'sample.json.gz');
     writeFileSync(gz, gzipSync(readFileSync(SAMPLE)));

@@ -93,7 +93,7 @@ describe('OpenAPI document (issue 12 points 14-17)', () => {
 
   beforeAll(async () => {
     // Every optional module on, as `npm run openapi:check` exports it.
-    app = await createTestApp({ PUBLIC_LISTS: 'true' });
+    app = await createTestApp({ PUBLIC_LISTS: 'true', PUBLIC_CARDS: 'true' });
     document = (await request(app.getHttpServer()).get('/docs/openapi.json').expect(200))
       .body as Document;
   });
@@ -129,7 +129,10 @@ describe('OpenAPI document (issue 12 points 14-17)', () => {
         method,
         security: true,
       });
-      if (path.startsWith('/v1/')) {
+      // The card (contract §22) is public: no token.
+      if (path === '/v1/users/{name}/card.svg') {
+        expect(operation.security).toEqual([]);
+      } else if (path.startsWith('/v1/')) {
         const mediaType = /^\/v1\/(?:my|users\/\{name\})\/(anime|manga)\//.exec(path)?.[1];
         const scope =
           mediaType === 'anime'
@@ -234,6 +237,38 @@ describe('OpenAPI document (issue 12 points 14-17)', () => {
         expect(statistics.completed).toBeGreaterThan(0);
       }
       expect(example).toEqual(JSON.parse(documentedProfile ?? 'null'));
+    }
+  });
+
+  it("gives the statistics examples the profile example's totals, and numbers that agree (contract §22)", () => {
+    const profile = document.paths['/v1/my/profile'].get.responses['200'].content?.[
+      'application/json'
+    ].example as ProfileView;
+    for (const mediaType of ['anime', 'manga'] as const) {
+      for (const path of [
+        `/v1/my/statistics/${mediaType}`,
+        `/v1/users/{name}/statistics/${mediaType}`,
+      ]) {
+        const example = document.paths[path].get.responses['200'].content?.['application/json']
+          .example as {
+          totals: Record<string, number>;
+          scores: { count: number; histogram: Record<string, number> };
+          by_status: Record<string, number>;
+          by_format: { count: number; minutes: number }[];
+          activity?: unknown[];
+        };
+        expect(example.totals).toEqual(profile.statistics[mediaType]);
+        const { by_status: status, totals } = example;
+        expect(status.completed).toBe(totals.completed);
+        expect(status.ongoing).toBe(totals[mediaType === 'anime' ? 'watching' : 'reading']);
+        expect(Object.values(example.scores.histogram).reduce((a, b) => a + b, 0)).toBe(
+          example.scores.count,
+        );
+        expect(example.by_format.reduce((sum, group) => sum + group.minutes, 0)).toBe(
+          totals.media_minutes,
+        );
+        expect(example.activity !== undefined).toBe(path.startsWith('/v1/my/'));
+      }
     }
   });
 

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { URL } from 'node:url';
+import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 
 export const DEFAULT_MYSQL_SERVER = 'mysql://root@127.0.0.1:3306';
@@ -76,4 +77,83 @@ export async function findDatabaseServerPid() {
     }
   }
   return null;
+}
+
+/**
+ * Inserts `rows` (values in the order of `columns`) into `table`, in one transaction on a
+ * connection of its own: for seeding what the API cannot write, such as history events dated in
+ * the past.
+ * @param {BenchDatabase} database
+ * @param {string} table
+ * @param {string[]} columns
+ * @param {(string | number | null)[][]} rows
+ */
+export async function insertRows(database, table, columns, rows) {
+  if (database.kind === 'sqlite') {
+    const connection = new Database(database.url.slice('sqlite:'.length), { timeout: 30_000 });
+    try {
+      const statement = connection.prepare(
+        `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+      );
+      connection.transaction(() => {
+        for (const row of rows) statement.run(...row);
+      })();
+    } finally {
+      connection.close();
+    }
+    return;
+  }
+  const url = new URL(database.url);
+  const connection = await mysql.createConnection({
+    host: url.hostname,
+    port: Number(url.port || 3306),
+    user: decodeURIComponent(url.username || 'root'),
+    password: decodeURIComponent(url.password),
+    database: url.pathname.slice(1),
+  });
+  try {
+    await connection.beginTransaction();
+    for (let i = 0; i < rows.length; i += 1000) {
+      await connection.query(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ?`, [
+        rows.slice(i, i + 1000),
+      ]);
+    }
+    await connection.commit();
+  } finally {
+    await connection.end();
+  }
+}
+
+/**
+ * The first row of `sql` on a connection of its own.
+ * @param {BenchDatabase} database
+ * @param {string} sql
+ * @param {unknown[]} parameters
+ * @returns {Promise<Record<string, unknown> | undefined>}
+ */
+export async function selectRow(database, sql, parameters) {
+  if (database.kind === 'sqlite') {
+    const connection = new Database(database.url.slice('sqlite:'.length), { readonly: true });
+    try {
+      return /** @type {Record<string, unknown> | undefined} */ (
+        connection.prepare(sql).get(...parameters)
+      );
+    } finally {
+      connection.close();
+    }
+  }
+  const url = new URL(database.url);
+  const connection = await mysql.createConnection({
+    host: url.hostname,
+    port: Number(url.port || 3306),
+    user: decodeURIComponent(url.username || 'root'),
+    password: decodeURIComponent(url.password),
+    database: url.pathname.slice(1),
+  });
+  try {
+    const [rows] = await connection.query(sql, parameters);
+    return /** @type {Record<string, unknown>[]} */ (rows)[0];
+  } finally {
+    await connection.end();
+  }
 }

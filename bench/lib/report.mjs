@@ -186,6 +186,19 @@ export function judgeTargets({
     (v) => v <= 3,
     (v) => `${v.toFixed(1)}× (${probe('profile-10k')?.p50} ms vs ${probe('profile-10')?.p50} ms)`,
   );
+  judge(
+    `statistics p50 at 10k ≤ 3× profile p50 at 10k (${row('statistics-10k')?.connections ?? '-'} connections)`,
+    p50Ratio(p50At('statistics-10k'), p50At('profile-10k')),
+    (v) => v <= 3,
+    (v) => `${v.toFixed(1)}× (${p50At('statistics-10k')} ms vs ${p50At('profile-10k')} ms)`,
+  );
+  judge(
+    'statistics p50 at 10k ≤ 3× profile p50 at 10k (1 connection)',
+    p50Ratio(probe('statistics-10k')?.p50, probe('profile-10k')?.p50),
+    (v) => v <= 3,
+    (v) =>
+      `${v.toFixed(1)}× (${probe('statistics-10k')?.p50} ms vs ${probe('profile-10k')?.p50} ms)`,
+  );
   if (db === 'sqlite') {
     judge(
       `GET all 10k p50 ≤ 150 ms (${row('get-all-10k')?.connections ?? '-'} connections)`,

@@ -29,8 +29,31 @@ export const PUT_BODY = JSON.stringify({
   episodes_watched: 3,
 });
 
+const SEASONS = ['winter', 'spring', 'summer', 'fall'];
+const FORMATS = ['tv', 'movie', 'ova', 'ona', 'special', 'music'];
+/** The tags the anime titles draw theirs from. */
+const TAG_VOCABULARY = 400;
+
 /**
- * A catalog import file: ANIME_TITLES anime (every 10th with unknown counts) and MANGA_TITLES manga.
+ * The facts of an anime title (contract §22), for the statistics scenario: every title has a year,
+ * a season, a format and 5 to 20 distinct tags.
+ * @param {number} id
+ */
+function animeFacts(id) {
+  const count = 5 + (id % 16);
+  const tags = [];
+  for (let k = 0; k < count; k++) tags.push(`tag ${(id * 7 + k * 23) % TAG_VOCABULARY}`);
+  return {
+    year: 1990 + (id % 36),
+    season: SEASONS[id % 4],
+    format: FORMATS[id % 6],
+    tags,
+  };
+}
+
+/**
+ * A catalog import file: ANIME_TITLES anime (every 10th with unknown counts; all with the facts of
+ * animeFacts) and MANGA_TITLES manga.
  * @param {string} dir
  * @returns {Promise<string>} the file path
  */
@@ -45,6 +68,7 @@ export async function writeCatalogFile(dir) {
       title: `Bench Anime ${id}: ${'a long subtitle '.repeat(1 + (id % 3))}`.trim(),
       episodes: unknown ? null : 12 + (id % 53),
       episode_minutes: unknown ? null : 20 + (id % 9),
+      ...animeFacts(id),
     });
   }
   for (let id = 1; id <= MANGA_TITLES; id++) {

@@ -1,4 +1,5 @@
 import { CatalogFileError, parseCatalogFile } from './catalog-file';
+import { NO_FACTS } from './title-facts';
 
 const parse = (records: unknown) => parseCatalogFile(JSON.stringify(records));
 
@@ -26,6 +27,7 @@ describe('parseCatalogFile', () => {
         episodeMinutes: 24,
         chapters: null,
         volumes: null,
+        facts: NO_FACTS,
       },
       {
         mediaType: 'manga',
@@ -36,6 +38,7 @@ describe('parseCatalogFile', () => {
         episodeMinutes: null,
         chapters: 162,
         volumes: null,
+        facts: NO_FACTS,
       },
     ]);
   });
@@ -49,7 +52,7 @@ describe('parseCatalogFile', () => {
           title: 'Nana',
           chapters: 84,
           volumes: 21,
-          year: 2000,
+          synopsis: 'Two women named Nana',
           episodes: null,
         },
       ]),
@@ -63,6 +66,7 @@ describe('parseCatalogFile', () => {
         episodeMinutes: null,
         chapters: 84,
         volumes: 21,
+        facts: NO_FACTS,
       },
     ]);
   });

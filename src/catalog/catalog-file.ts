@@ -1,5 +1,6 @@
 import { isMediaType, mediaTypeChoices, type MediaType } from '../media-types/media-type';
 import { byMediaType, DESCRIPTOR_LIST, descriptorOf, type TitleCount } from '../media-types';
+import { factsOfRecord, type TitleFacts } from './title-facts';
 
 /** One title as the import file and the database hold it (contract §1). */
 export interface TitleRecord {
@@ -11,6 +12,8 @@ export interface TitleRecord {
   episodeMinutes: number | null;
   chapters: number | null;
   volumes: number | null;
+  /** Year, season, format and tags (contract §22); absent: none known (NO_FACTS). */
+  facts?: TitleFacts;
 }
 
 export class CatalogFileError extends Error {}
@@ -74,7 +77,7 @@ function parseRecord(raw: unknown, where: string): TitleRecord {
     const id = typeof record.id === 'number' ? ` id ${record.id}` : '';
     throw new CatalogFileError(`${where} (${mediaType}${id}): ${message}`);
   };
-  // Other keys (a year, a synopsis…) are ignored: exports from list services carry many.
+  // Other keys (a synopsis, a score…) are ignored: exports from list services carry many.
   const contradicting = OTHER_MEDIA_COUNTS[mediaType].filter(
     (key) => (record[key] ?? null) !== null,
   );
@@ -110,6 +113,7 @@ function parseRecord(raw: unknown, where: string): TitleRecord {
     episodeMinutes: null,
     chapters: null,
     volumes: null,
+    facts: factsOfRecord(mediaType, record, fail),
   };
   for (const property of descriptorOf(mediaType).catalogCounts) {
     parsed[property] = count(COUNT_FIELDS[property]);

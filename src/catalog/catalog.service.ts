@@ -6,6 +6,8 @@ import { runTransaction } from '../database/transactions';
 import { CatalogFileError, TitleRecord } from './catalog-file';
 import { offlineDatabaseItems, offlineTitleOf, OfflineTitle } from './offline-database';
 import { TitleChangeHooks } from './title-change-hooks';
+import { NO_FACTS, sameFacts, type TitleFacts } from './title-facts';
+import { TitleTag } from './title-tag.entity';
 import { Title } from './title.entity';
 
 export interface ImportSummary {
@@ -41,8 +43,11 @@ export class CatalogService {
   async import(records: TitleRecord[]): Promise<ImportSummary> {
     return runTransaction(this.dataSource, async (manager) => {
       const summary: ImportSummary = { created: 0, updated: 0, unchanged: 0 };
-      const existing = new Map<string, Title>();
-      for (const title of await manager.find(Title)) existing.set(keyOf(title), title);
+      const existing = new Map<string, StoredTitle>();
+      const tags = await this.allTags(manager);
+      for (const title of await manager.find(Title)) {
+        existing.set(keyOf(title), { ...title, tags: tags.get(keyOf(title)) ?? [] });
+      }
 
       checkExternalIdsFree(records, existing);
 
@@ -111,11 +116,17 @@ export class CatalogService {
   async upsertAnimeByExternalId(batch: OfflineTitle[]): Promise<ImportSummary> {
     return runTransaction(this.dataSource, async (manager) => {
       const summary: ImportSummary = { created: 0, updated: 0, unchanged: 0 };
-      const existing = new Map<number, Title>();
-      for (const title of await manager.find(Title, {
+      const existing = new Map<number, StoredTitle>();
+      const found = await manager.find(Title, {
         where: { mediaType: 'anime', externalId: In(batch.map((item) => item.externalId)) },
-      })) {
-        existing.set(title.externalId!, title);
+      });
+      const tags = await this.tagsOf(
+        manager,
+        'anime',
+        found.map((title) => title.id),
+      );
+      for (const title of found) {
+        existing.set(title.externalId!, { ...title, tags: tags.get(keyOf(title)) ?? [] });
       }
       const [{ highest }] = await manager.query<{ highest: number | string | null }[]>(
         "SELECT MAX(id) AS highest FROM titles WHERE media_type = 'anime'",
@@ -134,6 +145,7 @@ export class CatalogService {
           episodeMinutes: item.episodeMinutes,
           chapters: null,
           volumes: null,
+          facts: item.facts,
         };
         if (!current) created.push(record);
         else if (sameTitle(current, record)) summary.unchanged += 1;
@@ -163,8 +175,9 @@ export class CatalogService {
     summary: ImportSummary,
   ): Promise<ImportSummary> {
     for (const record of changed) {
-      const { mediaType, id, ...fields } = record;
+      const { mediaType, id, ...fields } = columnsOf(record);
       await manager.update(Title, { mediaType, id }, fields);
+      await manager.delete(TitleTag, { mediaType, titleId: id });
     }
     for (let i = 0; i < created.length; i += INSERT_BATCH) {
       // Without reading the rows back for their defaults (the nullable columns' NULL), which
@@ -173,7 +186,24 @@ export class CatalogService {
         .createQueryBuilder()
         .insert()
         .into(Title)
-        .values(created.slice(i, i + INSERT_BATCH))
+        .values(created.slice(i, i + INSERT_BATCH).map(columnsOf))
+        .updateEntity(false)
+        .execute();
+    }
+    const tagRows = [...changed, ...created].flatMap((record) =>
+      factsOf(record).tags.map((tag, position) => ({
+        mediaType: record.mediaType,
+        titleId: record.id,
+        position,
+        tag,
+      })),
+    );
+    for (let i = 0; i < tagRows.length; i += INSERT_BATCH) {
+      await manager
+        .createQueryBuilder()
+        .insert()
+        .into(TitleTag)
+        .values(tagRows.slice(i, i + INSERT_BATCH))
         .updateEntity(false)
         .execute();
     }
@@ -181,6 +211,33 @@ export class CatalogService {
     summary.created = created.length;
     summary.updated = changed.length;
     return summary;
+  }
+
+  /** Every title's tags, in order, by `media_type:id`. */
+  private async allTags(manager: EntityManager): Promise<Map<string, string[]>> {
+    return groupedTags(
+      await manager.find(TitleTag, {
+        order: { mediaType: 'ASC', titleId: 'ASC', position: 'ASC' },
+      }),
+    );
+  }
+
+  /** The tags of these titles of the media type, in order, by `media_type:id`. */
+  private async tagsOf(
+    manager: EntityManager,
+    mediaType: MediaType,
+    ids: number[],
+  ): Promise<Map<string, string[]>> {
+    const rows: TitleTag[] = [];
+    for (let i = 0; i < ids.length; i += LOOKUP_BATCH) {
+      rows.push(
+        ...(await manager.find(TitleTag, {
+          where: { mediaType, titleId: In(ids.slice(i, i + LOOKUP_BATCH)) },
+          order: { titleId: 'ASC', position: 'ASC' },
+        })),
+      );
+    }
+    return groupedTags(rows);
   }
 
   /**
@@ -197,8 +254,33 @@ export class CatalogService {
   }
 }
 
+/** A stored title with its tags. */
+type StoredTitle = Title & { tags: string[] };
+
+function groupedTags(rows: TitleTag[]): Map<string, string[]> {
+  const tags = new Map<string, string[]>();
+  for (const row of rows) {
+    const key = `${row.mediaType}:${row.titleId}`;
+    const list = tags.get(key);
+    if (list) list.push(row.tag);
+    else tags.set(key, [row.tag]);
+  }
+  return tags;
+}
+
+function factsOf(record: TitleRecord): TitleFacts {
+  return record.facts ?? NO_FACTS;
+}
+
+/** The record as the columns of `titles` (the tags are rows of `title_tags`). */
+function columnsOf(record: TitleRecord): Omit<Title, never> {
+  const { facts, ...counts } = record;
+  const { year, season, format } = facts ?? NO_FACTS;
+  return { ...counts, year, season, format };
+}
+
 /** An external id may not move to a title while a title outside the file still holds it. */
-function checkExternalIdsFree(records: TitleRecord[], existing: Map<string, Title>): void {
+function checkExternalIdsFree(records: TitleRecord[], existing: Map<string, StoredTitle>): void {
   const inFile = new Set(records.map(keyOf));
   const heldOutside = new Map<string, Title>();
   for (const title of existing.values()) {
@@ -220,8 +302,9 @@ function keyOf(title: { mediaType: MediaType; id: number }): string {
   return `${title.mediaType}:${title.id}`;
 }
 
-function sameTitle(stored: Title, record: TitleRecord): boolean {
+function sameTitle(stored: StoredTitle, record: TitleRecord): boolean {
   return (
+    sameFacts(stored as TitleFacts, factsOf(record)) &&
     stored.externalId === record.externalId &&
     stored.title === record.title &&
     stored.episodes === record.episodes &&

@@ -7,6 +7,7 @@ import { pick } from 'stream-json/filters/pick.js';
 import { streamArray } from 'stream-json/streamers/stream-array.js';
 import { startsWithGzipMagic } from '../common/cli/gzip-magic';
 import { CatalogFileError } from './catalog-file';
+import { factsOfOfflineItem, type TitleFacts } from './title-facts';
 
 /** An anime title as the manami-project anime-offline-database describes it (contract §14). */
 export interface OfflineTitle {
@@ -14,6 +15,7 @@ export interface OfflineTitle {
   title: string;
   episodes: number | null;
   episodeMinutes: number | null;
+  facts: TitleFacts;
 }
 
 const MAL_SOURCE = /^https?:\/\/myanimelist\.net\/anime\/(\d{1,10})\/?$/;
@@ -89,5 +91,11 @@ export function offlineTitleOf(item: unknown): OfflineTitle | null {
     unit === 'SECONDS' && typeof value === 'number' && Number.isFinite(value) && value > 0
       ? Math.min(Math.floor(value / 60 + 0.5), MAX_ID)
       : null;
-  return { externalId, title, episodes: count, episodeMinutes: minutes };
+  return {
+    externalId,
+    title,
+    episodes: count,
+    episodeMinutes: minutes,
+    facts: factsOfOfflineItem(item as Record<string, unknown>),
+  };
 }

@@ -29,4 +29,14 @@ export class Title {
 
   @Column({ type: 'int', ...NULLABLE })
   volumes: number | null;
+
+  /** Contract §22's facts; the tags are rows of TitleTag. */
+  @Column({ type: 'int', ...NULLABLE })
+  year: number | null;
+
+  @VarcharColumn(6, { nullable: true })
+  season: string | null;
+
+  @VarcharColumn(8, { nullable: true })
+  format: string | null;
 }

@@ -22,6 +22,7 @@ describe('loadConfig', () => {
       serviceName: 'Anime & manga ratings',
       docsOAuthClientId: null,
       publicLists: false,
+      publicCards: false,
       externalJwt: null,
       logLevel: 'info',
       sync: { retentionSeconds: 2_592_000 },
@@ -61,6 +62,7 @@ describe('loadConfig', () => {
       REFRESH_TOKEN_TTL_SECONDS: '86400',
       OAUTH_SERVER: 'false',
       PUBLIC_LISTS: 'true',
+      PUBLIC_CARDS: 'true',
       AUTH_JWT_ISSUER: 'https://login.example.com/realms/staff',
       AUTH_JWT_JWKS_URL: 'https://login.example.com/realms/staff/certs',
       AUTH_JWT_AUDIENCE: 'ratings-api',
@@ -89,6 +91,7 @@ describe('loadConfig', () => {
     expect(config.oauth).toEqual({ accessTokenTtlSeconds: 900, refreshTokenTtlSeconds: 86400 });
     expect(config.oauthServer).toBe(false);
     expect(config.publicLists).toBe(true);
+    expect(config.publicCards).toBe(true);
     expect(config.externalJwt).toEqual({
       issuer: 'https://login.example.com/realms/staff',
       jwksUrl: 'https://login.example.com/realms/staff/certs',

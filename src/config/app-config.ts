@@ -46,6 +46,8 @@ export interface AppConfig {
   docsOAuthClientId: string | null;
   /** true: other users may read a user's visible entries and public profile (contract §18). */
   publicLists: boolean;
+  /** true: users who opted in have a public SVG card at /v1/users/{name}/card.svg (contract §22). */
+  publicCards: boolean;
   /** JWT access tokens of the company's identity provider (contract §19); null when not set. */
   externalJwt: ExternalJwtConfig | null;
   logLevel: LogLevel;
@@ -163,6 +165,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     serviceName: parseServiceName(env.SERVICE_NAME, problems),
     docsOAuthClientId: env.DOCS_OAUTH_CLIENT_ID?.trim() || null,
     publicLists: parseBoolean('PUBLIC_LISTS', env.PUBLIC_LISTS, false, problems),
+    publicCards: parseBoolean('PUBLIC_CARDS', env.PUBLIC_CARDS, false, problems),
     externalJwt: parseExternalJwt(env, problems),
     logLevel: parseLogLevel(env.LOG_LEVEL, problems),
     sync: { retentionSeconds: parseRetentionDays(env.SYNC_RETENTION_DAYS, problems) * 86_400 },

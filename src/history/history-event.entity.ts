@@ -67,4 +67,11 @@ export class HistoryEvent {
 
   @Column({ name: 'score_to', type: 'smallint', ...NULLABLE })
   scoreTo: number | null;
+
+  /**
+   * The write opened a viewing through a rewatch (rule 1): progress restarts, so statistics count
+   * its rise from 0 (contract §22). Null on events recorded before this column.
+   */
+  @Column({ type: 'boolean', ...NULLABLE })
+  restarted: boolean | null;
 }

@@ -68,7 +68,9 @@ export class HistoryRecorder {
       // fields call for, dated from them (start_date or created_at, end_date or updated_at).
       const derived = derivedViewing(factsOf(mediaType, next));
       if (derived) await this.repository.saveViewing(em, userId, mediaType, titleId, derived, true);
-      if (isEvent) await this.insertEvent(em, change, now, derived?.number ?? null, changes);
+      if (isEvent) {
+        await this.insertEvent(em, change, now, derived?.number ?? null, changes, false);
+      }
       return;
     }
     // An entry of version 1.1 (or an import) gets the viewing its fields call for first.
@@ -95,7 +97,9 @@ export class HistoryRecorder {
         viewing.number > storedNumber,
       );
     }
-    if (isEvent) await this.insertEvent(em, change, now, eventViewing, changes);
+    // Rule 1 opened a viewing: progress restarts from 0 (the rise statistics count, §22).
+    const restarted = !before?.repeating && factsOf(mediaType, next).repeating;
+    if (isEvent) await this.insertEvent(em, change, now, eventViewing, changes, restarted);
   }
 
   private insertEvent(
@@ -104,6 +108,7 @@ export class HistoryRecorder {
     now: Date,
     viewing: number | null,
     changes: StoredEvent['changes'],
+    restarted: boolean,
   ): Promise<void> {
     return this.repository.insertEvent(em, change.userId, change.mediaType, {
       id: change.revision,
@@ -113,6 +118,7 @@ export class HistoryRecorder {
       client: change.client,
       viewing,
       changes,
+      restarted,
     });
   }
 

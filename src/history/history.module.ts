@@ -2,6 +2,7 @@ import { Module, OnModuleInit } from '@nestjs/common';
 import { RatingWriteHooks } from '../ratings/rating-write-hooks';
 import { RatingsModule } from '../ratings/ratings.module';
 import { SettingsModule } from '../settings/settings.module';
+import { UsersModule } from '../users/users.module';
 import { HISTORY_CONTROLLERS, UnknownMediaTypeHistoryController } from './history.controller';
 import { HistoryRecorder } from './history-recorder';
 import { HistoryRepository } from './history.repository';
@@ -13,7 +14,7 @@ import { HistoryService } from './history.service';
  * read, deleted and reverted through its routes.
  */
 @Module({
-  imports: [RatingsModule, SettingsModule],
+  imports: [RatingsModule, SettingsModule, UsersModule],
   controllers: [...HISTORY_CONTROLLERS, UnknownMediaTypeHistoryController],
   providers: [HistoryRepository, HistoryRecorder, HistoryService],
   exports: [HistoryService, HistoryRecorder],

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { MediaType } from '../media-types/media-type';
 import { selectArrays } from '../database/select-arrays';
+import { runTransaction } from '../database/transactions';
 import { PROGRESS_COLUMNS } from './history-facts';
 import type { Viewing } from './viewing-rules';
 
@@ -31,8 +32,8 @@ export interface EventView {
   [member: string]: StoredEvent['changes'][string] | string | number | null;
 }
 
-/** A new event: StoredEvent without what the read adds. */
-export type NewEvent = Omit<StoredEvent, 'externalId'>;
+/** A new event: StoredEvent without what the read adds, and whether it restarted progress. */
+export type NewEvent = Omit<StoredEvent, 'externalId'> & { restarted: boolean };
 
 /** Which events a read wants: newest first, at most `limit`. */
 export interface EventQuery {
@@ -57,6 +58,7 @@ const EVENT_COLUMNS = [
   'client',
   'viewing',
   ...MEMBER_COLUMNS,
+  'restarted',
 ];
 const INSERT_EVENT_SQL = `INSERT INTO history_events (${EVENT_COLUMNS.join(', ')})
   VALUES (${EVENT_COLUMNS.map(() => '?').join(', ')})`;
@@ -192,6 +194,7 @@ export class HistoryRepository {
         const change = event.changes[member];
         return change ? [change.from, change.to] : [null, null];
       }),
+      event.restarted ? 1 : 0,
     ]);
   }
 
@@ -292,17 +295,21 @@ export class HistoryRepository {
     return row && row[0] !== null ? Number(row[0]) : null;
   }
 
-  /** Deletes one event, if it is there. */
+  /** Deletes the event (if it is there), and runs `alongside` in the same transaction. */
   async deleteEvent(
     userId: number,
     mediaType: MediaType,
     titleId: number,
     id: number,
+    alongside: (em: EntityManager) => Promise<void>,
   ): Promise<void> {
-    await this.dataSource.query(
-      'DELETE FROM history_events WHERE user_id = ? AND media_type = ? AND title_id = ? AND id = ?',
-      [userId, mediaType, titleId, id],
-    );
+    await runTransaction(this.dataSource, async (em) => {
+      await em.query(
+        'DELETE FROM history_events WHERE user_id = ? AND media_type = ? AND title_id = ? AND id = ?',
+        [userId, mediaType, titleId, id],
+      );
+      await alongside(em);
+    });
   }
 
   async viewings(userId: number, mediaType: MediaType, titleId: number): Promise<Viewing[]> {

@@ -7,6 +7,7 @@ import type { WriteAuthor } from '../ratings/rating-writer';
 import { RatingsService } from '../ratings/ratings.service';
 import type { TitleRef } from '../ratings/title-ref';
 import { SettingsService } from '../settings/settings.service';
+import { UsersService } from '../users/users.service';
 import { startOfDayMs } from '../settings/time-zone';
 import { factsOf, HISTORY_FIELDS } from './history-facts';
 import { ABOVE_EVERY_ID, beforeBound, DEFAULT_LIMIT, type HistoryOptions } from './history-options';
@@ -50,6 +51,7 @@ export class HistoryService {
     private readonly repository: HistoryRepository,
     private readonly ratings: RatingsService,
     private readonly settings: SettingsService,
+    private readonly users: UsersService,
   ) {}
 
   /** The user's entry for the title (404 when the catalog has no such title), or null. */
@@ -112,7 +114,10 @@ export class HistoryService {
     eventId: number | null,
   ): Promise<void> {
     const { entry } = await this.findEvent(userId, mediaType, ref, eventId);
-    await this.repository.deleteEvent(userId, mediaType, entry.id, eventId!);
+    // The list's version moves with it: the statistics' activity counts events (contract §22).
+    await this.repository.deleteEvent(userId, mediaType, entry.id, eventId!, (em) =>
+      this.users.listChanged(userId, em),
+    );
   }
 
   /**

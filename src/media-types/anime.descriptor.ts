@@ -26,6 +26,7 @@ export const ANIME = {
     },
   ],
   catalogCounts: ['episodes', 'episodeMinutes'],
+  formats: ['tv', 'movie', 'ova', 'ona', 'special', 'music'],
   putExample: {
     status: 'completed',
     public_rating: 9,

@@ -30,6 +30,7 @@ export const MANGA = {
     { field: 'volumes_read', titleCount: 'volumes', what: 'volume count', unknownCap: 10000 },
   ],
   catalogCounts: ['chapters', 'volumes'],
+  formats: ['manga', 'novel', 'one_shot', 'manhwa', 'manhua'],
   putExample: {
     status: 'ongoing',
     public_rating: 8,

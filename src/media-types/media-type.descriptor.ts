@@ -50,6 +50,8 @@ export interface MediaTypeDescriptor<M extends string = string> {
   readonly counts: readonly CountRule[];
   /** The counts the catalog knows of the type's titles (the catalog file's fields for them). */
   readonly catalogCounts: readonly TitleCount[];
+  /** The values of a title's `format` (contract §22), in the order the documentation lists them. */
+  readonly formats: readonly string[];
   /** The OpenAPI example of a PUT body. */
   readonly putExample: Readonly<Record<string, unknown>>;
   /** The profile's statistics of the type (contract §8): the shared ones, then its sums. */

@@ -31,6 +31,7 @@ const LIGHT_NOVEL = {
     { field: 'volumes_read', titleCount: 'volumes', what: 'volume count', unknownCap: 1000 },
   ],
   catalogCounts: ['volumes'],
+  formats: ['novel'],
   putExample: { status: 'ongoing', volumes_read: 3 },
   statistics: {
     verb: 'read',

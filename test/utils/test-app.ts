@@ -96,6 +96,7 @@ export async function resetDatabase(app: NestFastifyApplication): Promise<void> 
     'blocked_external_identities',
     'ip_denials',
     'sign_in_resets',
+    'title_tags',
     'titles',
     'users',
   ]) {
