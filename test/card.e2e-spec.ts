@@ -168,6 +168,12 @@ describe('the public card (contract §22)', () => {
         expect(response.headers['content-type']).toBe(same.headers['content-type']);
         expect(response.body).toEqual(same.body);
         expect(response.headers['content-security-policy']).toBeUndefined();
+        // The same headers of its own as the closed app's 404: no budget that only cards count.
+        const own = (headers: Record<string, unknown>) =>
+          Object.keys(headers)
+            .filter((header) => !['date', 'x-request-id', 'content-length'].includes(header))
+            .sort();
+        expect(own(response.headers)).toEqual(own(same.headers));
       }
     } finally {
       await closed.close();

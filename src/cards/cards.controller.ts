@@ -88,12 +88,13 @@ export class CardsController {
     const key = `rate:${CARD_ENDPOINT}:name:${createHash('sha256').update(name).digest('base64url')}`;
     const window = await this.counters.hit(key, CARD_RATE_LIMIT.windowMs);
     const resetSeconds = Math.max(1, Math.ceil(window.resetMs / 1000));
-    void reply.headers({
+    const budget = {
       'RateLimit-Limit': String(CARD_RATE_LIMIT.limit),
       'RateLimit-Remaining': String(Math.max(0, CARD_RATE_LIMIT.limit - window.count)),
       'RateLimit-Reset': String(resetSeconds),
-    });
+    };
     if (window.count > CARD_RATE_LIMIT.limit) {
+      void reply.headers(budget);
       const retryAfter = resetSeconds;
       throw ProblemException.of(
         429,
@@ -107,6 +108,8 @@ export class CardsController {
     const owner = await this.users.findByExactName(name);
     if (!owner) throw refused();
     if (!(await this.settings.get(owner.id)).card) throw refused();
+    // Only now: a refusal must not differ from the 404 that PUBLIC_CARDS=false gives.
+    void reply.headers(budget);
 
     const totals = await this.statistics.publicTotals(owner);
     const columns: CardColumn[] = DESCRIPTOR_LIST.map(({ name: mediaType, statistics }) => {

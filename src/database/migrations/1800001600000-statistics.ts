@@ -8,6 +8,12 @@ const NULLABLE_COLUMNS: { table: string; name: string; type: string; length?: st
   { table: 'history_events', name: 'restarted', type: 'boolean' },
 ];
 
+/** The binary NO PAD collation of utf8mb4: its name differs between MariaDB and MySQL 8. */
+async function noPadBinaryCollation(queryRunner: QueryRunner): Promise<string> {
+  const [row] = (await queryRunner.query('SELECT VERSION() AS version')) as { version: string }[];
+  return /mariadb/i.test(row.version) ? 'utf8mb4_nopad_bin' : 'utf8mb4_0900_bin';
+}
+
 /**
  * Version 1.2, contract §22: the catalog's facts (year, season, format on `titles`; tags in
  * `title_tags`, one row per tag) and, on history events, whether the write restarted progress by
@@ -20,6 +26,7 @@ export class Statistics1800001600000 implements MigrationInterface {
 
   async up(queryRunner: QueryRunner): Promise<void> {
     const mysql = queryRunner.connection.options.type === 'mysql';
+    const binaryCollation = mysql ? await noPadBinaryCollation(queryRunner) : null;
     for (const { table, name, type, length } of NULLABLE_COLUMNS) {
       if (mysql) {
         await queryRunner.addColumn(
@@ -45,7 +52,7 @@ export class Statistics1800001600000 implements MigrationInterface {
             type: 'varchar',
             length: '64',
             // Code point by code point, trailing spaces included (SQLite's BINARY already is).
-            ...(mysql ? { charset: 'utf8mb4', collation: 'utf8mb4_nopad_bin' } : {}),
+            ...(binaryCollation ? { charset: 'utf8mb4', collation: binaryCollation } : {}),
           },
         ],
         foreignKeys: [
