@@ -6,6 +6,7 @@ import { runTransaction } from '../database/transactions';
 import { CatalogFileError, TitleRecord } from './catalog-file';
 import { offlineDatabaseItems, offlineTitleOf, OfflineTitle } from './offline-database';
 import { TitleChangeHooks } from './title-change-hooks';
+import { TitleCrossRefsStore, type NamedTitle } from './title-cross-refs';
 import { Title } from './title.entity';
 
 export interface ImportSummary {
@@ -32,6 +33,7 @@ export class CatalogService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly changeHooks: TitleChangeHooks,
+    private readonly crossRefs: TitleCrossRefsStore,
   ) {}
 
   /**
@@ -66,6 +68,7 @@ export class CatalogService {
           );
         }
       }
+      await this.crossRefs.replaceFromFile(manager, records);
       return this.write(manager, { created, changed }, summary);
     });
   }
@@ -123,6 +126,7 @@ export class CatalogService {
       let nextId = Number(highest ?? 0) + 1;
       const created: TitleRecord[] = [];
       const changed: TitleRecord[] = [];
+      const named: NamedTitle[] = [];
       for (const item of batch) {
         const current = existing.get(item.externalId);
         const record: TitleRecord = {
@@ -135,10 +139,12 @@ export class CatalogService {
           chapters: null,
           volumes: null,
         };
+        named.push({ ...record, crossRefs: item.crossRefs });
         if (!current) created.push(record);
         else if (sameTitle(current, record)) summary.unchanged += 1;
         else changed.push(record);
       }
+      await this.crossRefs.replaceSkippingTaken(manager, named);
       return this.write(manager, { created, changed }, summary);
     });
   }
@@ -163,7 +169,7 @@ export class CatalogService {
     summary: ImportSummary,
   ): Promise<ImportSummary> {
     for (const record of changed) {
-      const { mediaType, id, ...fields } = record;
+      const { mediaType, id, ...fields } = titleColumns(record);
       await manager.update(Title, { mediaType, id }, fields);
     }
     for (let i = 0; i < created.length; i += INSERT_BATCH) {
@@ -173,7 +179,7 @@ export class CatalogService {
         .createQueryBuilder()
         .insert()
         .into(Title)
-        .values(created.slice(i, i + INSERT_BATCH))
+        .values(created.slice(i, i + INSERT_BATCH).map(titleColumns))
         .updateEntity(false)
         .execute();
     }
@@ -214,6 +220,11 @@ function checkExternalIdsFree(records: TitleRecord[], existing: Map<string, Titl
       );
     }
   });
+}
+
+/** A record's columns of `titles`: its cross-references are TitleCrossRefsStore's. */
+function titleColumns({ crossRefs: _, ...title }: TitleRecord): Omit<TitleRecord, 'crossRefs'> {
+  return title;
 }
 
 function keyOf(title: { mediaType: MediaType; id: number }): string {

@@ -7,6 +7,7 @@ import { pick } from 'stream-json/filters/pick.js';
 import { streamArray } from 'stream-json/streamers/stream-array.js';
 import { startsWithGzipMagic } from '../common/cli/gzip-magic';
 import { CatalogFileError } from './catalog-file';
+import type { CrossRefKind, CrossRefs } from './title-names';
 
 /** An anime title as the manami-project anime-offline-database describes it (contract §14). */
 export interface OfflineTitle {
@@ -14,7 +15,15 @@ export interface OfflineTitle {
   title: string;
   episodes: number | null;
   episodeMinutes: number | null;
+  /** From `sources` (the first of each kind) and `synonyms` (contract §21). */
+  crossRefs: { ids: CrossRefs; synonyms: string[] };
 }
+
+const CROSS_REF_SOURCES: [CrossRefKind, RegExp][] = [
+  ['anilist', /^https?:\/\/anilist\.co\/anime\/(\d{1,10})\/?$/],
+  ['anidb', /^https?:\/\/anidb\.net\/anime\/(\d{1,10})\/?$/],
+  ['kitsu', /^https?:\/\/kitsu\.(?:app|io)\/anime\/(\d{1,10})\/?$/],
+];
 
 const MAL_SOURCE = /^https?:\/\/myanimelist\.net\/anime\/(\d{1,10})\/?$/;
 const MAX_ID = 2 ** 31 - 1;
@@ -64,7 +73,7 @@ export async function* offlineDatabaseItems(file: string): AsyncGenerator<unknow
  */
 export function offlineTitleOf(item: unknown): OfflineTitle | null {
   if (typeof item !== 'object' || item === null) return null;
-  const { sources, title, status, episodes, duration } = item as Record<string, unknown>;
+  const { sources, title, status, episodes, duration, synonyms } = item as Record<string, unknown>;
   if (typeof title !== 'string' || title.trim() === '' || title.length > MAX_TITLE_LENGTH) {
     return null;
   }
@@ -89,5 +98,23 @@ export function offlineTitleOf(item: unknown): OfflineTitle | null {
     unit === 'SECONDS' && typeof value === 'number' && Number.isFinite(value) && value > 0
       ? Math.min(Math.floor(value / 60 + 0.5), MAX_ID)
       : null;
-  return { externalId, title, episodes: count, episodeMinutes: minutes };
+  const ids: CrossRefs = {};
+  for (const source of Array.isArray(sources) ? sources : []) {
+    for (const [kind, pattern] of CROSS_REF_SOURCES) {
+      const match = typeof source === 'string' ? pattern.exec(source) : null;
+      const id = match ? Number(match[1]) : 0;
+      if (ids[kind] === undefined && id >= 1 && id <= MAX_ID) ids[kind] = id;
+    }
+  }
+  const names = (Array.isArray(synonyms) ? synonyms : []).filter(
+    (name): name is string =>
+      typeof name === 'string' && name.trim() !== '' && name.length <= MAX_TITLE_LENGTH,
+  );
+  return {
+    externalId,
+    title,
+    episodes: count,
+    episodeMinutes: minutes,
+    crossRefs: { ids, synonyms: names },
+  };
 }

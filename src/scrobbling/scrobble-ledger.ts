@@ -1,0 +1,140 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, In, LessThan } from 'typeorm';
+import type { MediaType } from '../media-types/media-type';
+import type { ParsedScrobble } from './parsers';
+import { ScrobbleMapping } from './scrobble-mapping.entity';
+import { ScrobbleRecent } from './scrobble-recent.entity';
+import { ScrobbleUnmatched } from './scrobble-unmatched.entity';
+import { mappingKey } from './scrobble-keys';
+
+/** The duplicate window (contract §21). */
+export const DUPLICATE_WINDOW_MS = 10 * 60 * 1000;
+/** How long, and how many, unmatched requests are kept per user (contract §21). */
+export const UNMATCHED_KEPT_MS = 90 * 24 * 60 * 60 * 1000;
+export const UNMATCHED_KEPT_PER_USER = 1000;
+
+/**
+ * The scrobbling module's tables besides the scrobblers: the recent scrobbles (duplicate window),
+ * the unmatched requests and the mappings.
+ */
+@Injectable()
+export class ScrobbleLedger {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * In the scrobble's transaction, under the user's lock: whether the scrobbler sent this episode
+   * of the title within the window; if not, records it now.
+   */
+  async isDuplicate(
+    manager: EntityManager,
+    key: { scrobblerId: string; mediaType: MediaType; titleId: number; episode: number },
+    nowMs: number,
+  ): Promise<boolean> {
+    const seen = await manager.findOneBy(ScrobbleRecent, key);
+    if (seen && nowMs - seen.atMs < DUPLICATE_WINDOW_MS) return true;
+    await manager.delete(ScrobbleRecent, {
+      scrobblerId: key.scrobblerId,
+      atMs: LessThan(nowMs - DUPLICATE_WINDOW_MS),
+    });
+    await manager.insert(ScrobbleRecent, { ...key, atMs: nowMs });
+    return false;
+  }
+
+  /** Keeps an unmatched request as its parsed fields; the oldest beyond the limits go. */
+  async keepUnmatched(
+    userId: number,
+    parsed: ParsedScrobble,
+    series: string,
+    scrobbler: { kind: string; visible: boolean },
+    nowMs: number,
+  ): Promise<void> {
+    const repository = this.dataSource.getRepository(ScrobbleUnmatched);
+    await repository.insert({
+      userId,
+      mediaType: parsed.mediaType,
+      keyHash: mappingKey(series, parsed.season),
+      series,
+      season: parsed.season,
+      episode: parsed.episode,
+      volume: parsed.volume,
+      ids: JSON.stringify(parsed.ids),
+      kind: scrobbler.kind,
+      visible: scrobbler.visible,
+      arrivedAtMs: nowMs,
+    });
+    await repository.delete({ userId, arrivedAtMs: LessThan(nowMs - UNMATCHED_KEPT_MS) });
+    const surplus = await repository.find({
+      select: { id: true },
+      where: { userId },
+      order: { id: 'DESC' },
+      skip: UNMATCHED_KEPT_PER_USER,
+      take: 1000,
+    });
+    if (surplus.length > 0) await repository.delete({ id: In(surplus.map((row) => row.id)) });
+  }
+
+  /** The user's unmatched requests, oldest first (the last 90 days). */
+  unmatchedOf(userId: number, nowMs = Date.now()): Promise<ScrobbleUnmatched[]> {
+    return this.dataSource
+      .getRepository(ScrobbleUnmatched)
+      .find({
+        where: { userId },
+        order: { id: 'ASC' },
+      })
+      .then((rows) => rows.filter((row) => nowMs - row.arrivedAtMs < UNMATCHED_KEPT_MS));
+  }
+
+  /** The pending requests of one key, in arrival order, in the caller's transaction. */
+  pendingOf(
+    manager: EntityManager,
+    userId: number,
+    mediaType: MediaType,
+    keyHash: string,
+  ): Promise<ScrobbleUnmatched[]> {
+    return manager.find(ScrobbleUnmatched, {
+      where: { userId, mediaType, keyHash },
+      order: { id: 'ASC' },
+    });
+  }
+
+  async forgetPending(manager: EntityManager, ids: number[]): Promise<void> {
+    for (let i = 0; i < ids.length; i += 200) {
+      await manager.delete(ScrobbleUnmatched, { id: In(ids.slice(i, i + 200)) });
+    }
+  }
+
+  mappingOf(
+    userId: number,
+    mediaType: MediaType,
+    keyHash: string,
+  ): Promise<ScrobbleMapping | null> {
+    return this.dataSource.getRepository(ScrobbleMapping).findOneBy({ userId, mediaType, keyHash });
+  }
+
+  mappingsOf(userId: number): Promise<ScrobbleMapping[]> {
+    return this.dataSource.getRepository(ScrobbleMapping).find({
+      where: { userId },
+      order: { mediaType: 'ASC', series: 'ASC' },
+    });
+  }
+
+  async saveMapping(manager: EntityManager, mapping: ScrobbleMapping): Promise<void> {
+    const { userId, mediaType, keyHash } = mapping;
+    await manager.delete(ScrobbleMapping, { userId, mediaType, keyHash });
+    await manager.insert(ScrobbleMapping, mapping);
+  }
+
+  async deleteMapping(userId: number, mediaType: MediaType, keyHash: string): Promise<boolean> {
+    const result = await this.dataSource
+      .getRepository(ScrobbleMapping)
+      .delete({ userId, mediaType, keyHash });
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Erasure: the user's mappings and unmatched requests, in the caller's transaction. */
+  async forgetUser(manager: EntityManager, userId: number): Promise<void> {
+    await manager.delete(ScrobbleUnmatched, { userId });
+    await manager.delete(ScrobbleMapping, { userId });
+  }
+}

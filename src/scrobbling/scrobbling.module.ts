@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { CatalogModule } from '../catalog/catalog.module';
+import { RatingsModule } from '../ratings/ratings.module';
+import { SettingsModule } from '../settings/settings.module';
+import { ScrobbleLedger } from './scrobble-ledger';
+import { ScrobbleReceiverController } from './scrobble-receiver.controller';
+import { ScrobbleMappingsController, ScrobblersController } from './scrobblers.controller';
+import { ScrobblersService } from './scrobblers.service';
+import { ScrobblingService } from './scrobbling.service';
+
+/**
+ * Scrobbling (contract §21): scrobblers, the receiver media servers call, the mappings and the
+ * unmatched requests. Every scrobble is a write of the one write path (RatingsService), source
+ * `scrobble`.
+ */
+@Module({
+  imports: [CatalogModule, RatingsModule, SettingsModule],
+  controllers: [ScrobblersController, ScrobbleMappingsController, ScrobbleReceiverController],
+  providers: [ScrobblersService, ScrobbleLedger, ScrobblingService],
+  exports: [ScrobblersService, ScrobbleLedger],
+})
+export class ScrobblingModule {}
