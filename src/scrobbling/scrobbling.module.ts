@@ -17,6 +17,6 @@ import { ScrobblingService } from './scrobbling.service';
   imports: [CatalogModule, RatingsModule, SettingsModule],
   controllers: [ScrobblersController, ScrobbleMappingsController, ScrobbleReceiverController],
   providers: [ScrobblersService, ScrobbleLedger, ScrobblingService],
-  exports: [ScrobblersService, ScrobbleLedger],
+  exports: [ScrobblersService, ScrobbleLedger, ScrobblingService],
 })
 export class ScrobblingModule {}
