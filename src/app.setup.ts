@@ -17,7 +17,11 @@ import { addHttpMetricsHook } from './metrics/http-metrics.hook';
 import { MetricsService } from './metrics/metrics.service';
 import { addRateLimitHeadersHook } from './rate-limit/rate-limit-headers.hook';
 import { RateLimitService } from './rate-limit/rate-limit.service';
-import { configureScrobbleReceiver, isScrobbleRequest } from './scrobbling/scrobble-receiver.http';
+import {
+  configureScrobbleReceiver,
+  isScrobbleRequest,
+  SCROBBLE_PREFIX,
+} from './scrobbling/scrobble-receiver.http';
 import type { AppConfig } from './config/app-config';
 
 export const BODY_LIMIT_BYTES = 16384;
@@ -60,6 +64,7 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
   // Before answerUnsupportedMethods: an allowed origin's preflight is answered here.
   answerCors(fastify, app.get<AppConfig>(APP_CONFIG).corsOrigins);
   answerUnsupportedMethods(fastify);
+  answerUnsupportedMethods(fastify, SCROBBLE_PREFIX);
   configureScrobbleReceiver(fastify);
   refuseEncodedBodies(fastify);
   addRateLimitHeadersHook(fastify, app.get(RateLimitService));

@@ -15,7 +15,7 @@ import type {
   UnmatchedScrobbleView,
 } from '../scrobbling/scrobblers.dto';
 import { ScrobblersService } from '../scrobbling/scrobblers.service';
-import { ScrobblingService } from '../scrobbling/scrobbling.service';
+import { ScrobbleLedger } from '../scrobbling/scrobble-ledger';
 import { NamedUsers } from './named-user';
 
 /** `users export`: everything stored about a user, as one JSON document. */
@@ -66,7 +66,7 @@ export class AccountExport {
     private readonly identities: ExternalIdentitiesService,
     private readonly history: HistoryService,
     private readonly scrobblers: ScrobblersService,
-    private readonly scrobbling: ScrobblingService,
+    private readonly scrobbleLedger: ScrobbleLedger,
   ) {}
 
   async export(name: string): Promise<UserExport> {
@@ -105,8 +105,8 @@ export class AccountExport {
         active: client.active,
       })),
       scrobblers: await this.scrobblers.list(user.id),
-      scrobble_mappings: await this.scrobbling.mappings(user.id),
-      unmatched_scrobbles: await this.scrobbling.unmatched(user.id),
+      scrobble_mappings: await this.scrobbleLedger.mappingViews(user.id),
+      unmatched_scrobbles: await this.scrobbleLedger.unmatchedViews(user.id),
     };
   }
 }

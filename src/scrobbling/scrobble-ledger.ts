@@ -7,6 +7,7 @@ import { ScrobbleMapping } from './scrobble-mapping.entity';
 import { ScrobbleRecent } from './scrobble-recent.entity';
 import { ScrobbleUnmatched } from './scrobble-unmatched.entity';
 import { mappingKey } from './scrobble-keys';
+import type { ScrobbleMappingView, UnmatchedScrobbleView } from './scrobblers.dto';
 
 /** The duplicate window (contract §21). */
 export const DUPLICATE_WINDOW_MS = 10 * 60 * 1000;
@@ -132,9 +133,55 @@ export class ScrobbleLedger {
     return (result.affected ?? 0) > 0;
   }
 
+  /** GET /v1/my/scrobblers/unmatched: one item per (media type, series, season), newest first. */
+  async unmatchedViews(userId: number): Promise<UnmatchedScrobbleView[]> {
+    const groups = new Map<string, UnmatchedScrobbleView & { lastMs: number }>();
+    for (const row of await this.unmatchedOf(userId)) {
+      const key = `${row.mediaType}:${row.keyHash}`;
+      const group = groups.get(key) ?? {
+        media_type: row.mediaType,
+        series: row.series,
+        season: row.season,
+        ids: {},
+        episodes: [],
+        count: 0,
+        last_at: '',
+        lastMs: 0,
+      };
+      group.series = row.series;
+      group.ids = { ...group.ids, ...(JSON.parse(row.ids) as Record<string, number>) };
+      if (row.episode !== null && !group.episodes.includes(row.episode))
+        group.episodes.push(row.episode);
+      group.count += 1;
+      group.lastMs = row.arrivedAtMs;
+      groups.set(key, group);
+    }
+    return [...groups.values()]
+      .sort((a, b) => b.lastMs - a.lastMs)
+      .map(({ lastMs, ...group }) => ({
+        ...group,
+        episodes: [...group.episodes].sort((a, b) => a - b),
+        last_at: new Date(lastMs).toISOString(),
+      }));
+  }
+
+  async mappingViews(userId: number): Promise<ScrobbleMappingView[]> {
+    return (await this.mappingsOf(userId)).map(mappingView);
+  }
+
   /** Erasure: the user's mappings and unmatched requests, in the caller's transaction. */
   async forgetUser(manager: EntityManager, userId: number): Promise<void> {
     await manager.delete(ScrobbleUnmatched, { userId });
     await manager.delete(ScrobbleMapping, { userId });
   }
+}
+
+export function mappingView(mapping: ScrobbleMapping): ScrobbleMappingView {
+  return {
+    series: mapping.series,
+    season: mapping.season,
+    media_type: mapping.mediaType,
+    title_id: mapping.titleId,
+    episode_offset: mapping.episodeOffset,
+  };
 }

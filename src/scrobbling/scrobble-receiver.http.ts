@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { problemBody } from '../common/problem';
 import { sendProblem } from '../common/problem-details.filter';
-import { answerUnsupportedMethods } from '../http-server/allowed-methods';
 import { SCROBBLE_BODY_LIMIT_BYTES } from './scrobble-body';
 
 export const SCROBBLE_PREFIX = '/scrobble/';
@@ -12,15 +11,15 @@ export function isScrobbleRequest(url: string): boolean {
 }
 
 /**
- * The receiver's HTTP settings, before the routes are registered (configureApp): its 2 MiB body
- * limit (the API's is 16 KiB), 405 with `Allow` for its other methods, and a 404 that names no path
- * for any other path under /scrobble/ (Nest's own 404 would echo it, secret included).
+ * The receiver's HTTP settings, before the routes are registered (configureApp, which also
+ * answers its other methods 405 with `Allow`): its 2 MiB body limit (the API's is 16 KiB), and a
+ * 404 that names no path for any other path under /scrobble/ (Nest's own 404 would echo it, secret
+ * included).
  */
 export function configureScrobbleReceiver(fastify: FastifyInstance): void {
   fastify.addHook('onRoute', (route) => {
     if (isScrobbleRequest(route.url)) route.bodyLimit = SCROBBLE_BODY_LIMIT_BYTES;
   });
-  answerUnsupportedMethods(fastify, SCROBBLE_PREFIX);
   fastify.addHook('onRequest', (request, reply, done) => {
     const path = request.url.split('?')[0];
     const underReceiver = path === '/scrobble' || isScrobbleRequest(path);

@@ -2,10 +2,9 @@ import { Module } from '@nestjs/common';
 import { CatalogModule } from '../catalog/catalog.module';
 import { RatingsModule } from '../ratings/ratings.module';
 import { SettingsModule } from '../settings/settings.module';
-import { ScrobbleLedger } from './scrobble-ledger';
 import { ScrobbleReceiverController } from './scrobble-receiver.controller';
 import { ScrobbleMappingsController, ScrobblersController } from './scrobblers.controller';
-import { ScrobblersService } from './scrobblers.service';
+import { ScrobblersModule } from './scrobblers.module';
 import { ScrobblingService } from './scrobbling.service';
 
 /**
@@ -14,9 +13,8 @@ import { ScrobblingService } from './scrobbling.service';
  * `scrobble`.
  */
 @Module({
-  imports: [CatalogModule, RatingsModule, SettingsModule],
+  imports: [CatalogModule, RatingsModule, SettingsModule, ScrobblersModule],
   controllers: [ScrobblersController, ScrobbleMappingsController, ScrobbleReceiverController],
-  providers: [ScrobblersService, ScrobbleLedger, ScrobblingService],
-  exports: [ScrobblersService, ScrobbleLedger, ScrobblingService],
+  providers: [ScrobblingService],
 })
 export class ScrobblingModule {}

@@ -12,7 +12,7 @@ import { ID_ORDER, SCROBBLE_PARSERS, type ParsedScrobble, type ScrobblerKind } f
 import { bodyFormatOf, payloadOf } from './scrobble-body';
 import { dayIn, SCROBBLE_FIELDS, scrobbleEffect } from './scrobble-effects';
 import { mappingKey, secretHash } from './scrobble-keys';
-import { ScrobbleLedger } from './scrobble-ledger';
+import { mappingView, ScrobbleLedger } from './scrobble-ledger';
 import type { ScrobbleMapping } from './scrobble-mapping.entity';
 import type { Scrobbler } from './scrobbler.entity';
 import { ScrobblersService } from './scrobblers.service';
@@ -234,40 +234,12 @@ export class ScrobblingService {
     return null;
   }
 
-  /** GET /v1/my/scrobblers/unmatched: one item per (media type, series, season), newest first. */
-  async unmatched(userId: number): Promise<UnmatchedScrobbleView[]> {
-    const groups = new Map<string, UnmatchedScrobbleView & { lastMs: number }>();
-    for (const row of await this.ledger.unmatchedOf(userId)) {
-      const key = `${row.mediaType}:${row.keyHash}`;
-      const group = groups.get(key) ?? {
-        media_type: row.mediaType,
-        series: row.series,
-        season: row.season,
-        ids: {},
-        episodes: [],
-        count: 0,
-        last_at: '',
-        lastMs: 0,
-      };
-      group.series = row.series;
-      group.ids = { ...group.ids, ...(JSON.parse(row.ids) as Record<string, number>) };
-      if (row.episode !== null && !group.episodes.includes(row.episode))
-        group.episodes.push(row.episode);
-      group.count += 1;
-      group.lastMs = row.arrivedAtMs;
-      groups.set(key, group);
-    }
-    return [...groups.values()]
-      .sort((a, b) => b.lastMs - a.lastMs)
-      .map(({ lastMs, ...group }) => ({
-        ...group,
-        episodes: [...group.episodes].sort((a, b) => a - b),
-        last_at: new Date(lastMs).toISOString(),
-      }));
+  unmatched(userId: number): Promise<UnmatchedScrobbleView[]> {
+    return this.ledger.unmatchedViews(userId);
   }
 
-  async mappings(userId: number): Promise<ScrobbleMappingView[]> {
-    return (await this.ledger.mappingsOf(userId)).map(mappingView);
+  mappings(userId: number): Promise<ScrobbleMappingView[]> {
+    return this.ledger.mappingViews(userId);
   }
 
   /**
@@ -340,16 +312,6 @@ export class ScrobblingService {
       throw ProblemException.notFound('You have no mapping of this series, season and media type');
     }
   }
-}
-
-function mappingView(mapping: ScrobbleMapping): ScrobbleMappingView {
-  return {
-    series: mapping.series,
-    season: mapping.season,
-    media_type: mapping.mediaType,
-    title_id: mapping.titleId,
-    episode_offset: mapping.episodeOffset,
-  };
 }
 
 /** 404 with an unknown path's members, saying nothing of the secret (contract §21). */
