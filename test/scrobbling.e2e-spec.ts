@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { SCOPES } from '../src/auth/scopes';
 import { anime, createUserWithToken, importTitles, manga, putEntry } from './factories';
+import { randomBytes } from 'node:crypto';
 import { api, createTestApp, resetDatabase, useTestApp } from './utils/test-app';
+import { testRedisUrl } from './utils/test-services';
 
 type Json = Record<string, unknown>;
 
@@ -769,6 +771,48 @@ describe('scrobbling across instances, and the access log', () => {
       const access = lines.filter((line) => line.includes('"route":"/scrobble/:secret"'));
       expect(access.length).toBeGreaterThanOrEqual(2);
       expect(lines.join('\n')).not.toContain(secret);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
+  it('120 requests per 60 s per secret, counted in Redis across instances; then 429 with Retry-After', async () => {
+    const env = {
+      REDIS_URL: testRedisUrl(),
+      REDIS_KEY_PREFIX: `scrobble-${randomBytes(6).toString('hex')}:`,
+    };
+    const first = await createTestApp(env);
+    const second = await createTestApp(env);
+    try {
+      await resetDatabase(first);
+      await importTitles(first, CATALOG);
+      const { token } = await createUserWithToken(first);
+      const made = async (name: string) =>
+        new URL(
+          (
+            (
+              await api(first, token)
+                .post('/v1/my/scrobblers', { kind: 'generic', name })
+                .expect(201)
+            ).body as {
+              url: string;
+            }
+          ).url,
+        ).pathname;
+      const [busy, quiet] = [await made('busy'), await made('quiet')];
+      const send = (instance: NestFastifyApplication, path: string) =>
+        request(instance.getHttpServer())
+          .post(path)
+          .set('Content-Type', 'application/json')
+          .send('{"event":"paused"}');
+      for (let i = 0; i < 120; i++) await send(i % 2 === 0 ? first : second, busy).expect(200);
+      const refused = await send(second, busy).expect(429);
+      expect(refused.headers['content-type']).toBe(PROBLEM);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+      expect(JSON.stringify(refused.body)).not.toContain(busy.split('/').pop()!);
+      await send(first, quiet).expect(200);
     } finally {
       await first.close();
       await second.close();
