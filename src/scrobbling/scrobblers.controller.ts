@@ -204,7 +204,7 @@ export class ScrobbleMappingsController {
   @ApiQuery({
     name: 'season',
     required: false,
-    example: 2,
+    type: Number,
     description: 'Absent: the mapping of season null',
   })
   @ApiQuery({
