@@ -59,6 +59,7 @@ const CATALOG = [
     crossRefs: { ids: {}, synonyms: ['twin'] },
   }),
   anime(7, { externalId: 1003, title: 'Unknown Count', episodes: null }),
+  anime(8, { externalId: 1004, title: 'Oshi no Ko "Idol"', episodes: 11 }),
   manga(1, { externalId: 126287, title: 'Sousou no Frieren', chapters: 140, volumes: 14 }),
 ];
 
@@ -205,6 +206,9 @@ describe('scrobbling (contract §21)', () => {
       const movie = await scrobble(url, fixture('jellyfin/user-data-saved-movie')).expect(200);
       expect(movie.body).toEqual({ outcome: 'created', title_id: 2, episodes_watched: 1 });
       expect(await entry('anime', 2)).toMatchObject({ status: 'completed', is_visible: false });
+      // "Send All Properties" carries the quotes of names escaped by the plugin.
+      const quoted = withValues(stop, { SeriesName: 'Oshi no Ko \\"Idol\\"' });
+      expect((await scrobble(url, quoted).expect(200)).body).toMatchObject({ title_id: 8 });
       const paused = withValues(stop, { NotificationType: 'PlaybackStart' });
       expect((await scrobble(url, paused).expect(200)).body).toEqual({
         outcome: 'not_watched',

@@ -10,6 +10,14 @@ import {
 } from './scrobble-parser';
 
 /**
+ * The plugin escapes the quotes of names for its templates (`Escape()` in DataObjectHelpers.cs), so
+ * with "Send All Properties" a name's `"` arrives as `\"`: read back as the name it was.
+ */
+function nameOf(body: Record<string, unknown>, key: string): string | null {
+  return textOf(member(body, key), key)?.replaceAll('\\"', '"') ?? null;
+}
+
+/**
  * The Jellyfin Webhook plugin's Generic destination (jellyfin/jellyfin-plugin-webhook,
  * DataObjectHelpers.cs): with "Send All Properties" its flat dictionary as JSON (by default as
  * text/plain), or the template of docs/scrobbling.md; the Generic Form sends the same members as
@@ -35,9 +43,9 @@ export const JELLYFIN_PARSER: ScrobbleParser = {
     return {
       watched: true,
       mediaType: 'anime',
-      user: textOf(member(body, 'NotificationUsername'), 'NotificationUsername'),
+      user: nameOf(body, 'NotificationUsername'),
       otherAccount: false,
-      series: textOf(member(body, movie ? 'Name' : 'SeriesName'), movie ? 'Name' : 'SeriesName'),
+      series: nameOf(body, movie ? 'Name' : 'SeriesName'),
       season: movie ? null : integerOf(member(body, 'SeasonNumber'), 'SeasonNumber'),
       episode: movie ? 1 : (last ?? first),
       volume: null,
