@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { SCOPES } from '../src/auth/scopes';
+import { PurgeRunner } from '../src/purges/purge-runner.service';
 import { anime, createUserWithToken, importTitles, manga, putEntry } from './factories';
 import { randomBytes } from 'node:crypto';
 import { api, createTestApp, resetDatabase, useTestApp } from './utils/test-app';
@@ -728,6 +729,30 @@ describe('scrobbling (contract §21)', () => {
         .delete('/v1/my/scrobble-mappings?series=x&media_type=manga')
         .expect(200);
     });
+  });
+
+  it('the purges remove recent scrobbles past the window and unmatched requests after 90 days', async () => {
+    const { url } = await create({ kind: 'generic', name: 'G' });
+    await scrobble(url, { event: 'watched', title: 'Sousou no Frieren', episode: 1 }).expect(200);
+    await scrobble(url, { event: 'watched', title: 'Nowhere', episode: 1 }).expect(200);
+    const dataSource = app.get(await import('typeorm').then((m) => m.DataSource));
+    const count = async (table: string) =>
+      Number((await dataSource.query(`SELECT COUNT(*) AS n FROM ${table}`))[0].n);
+    expect([await count('scrobble_recent'), await count('scrobble_unmatched')]).toEqual([1, 1]);
+    await app.get(PurgeRunner).runOnce(new Date(Date.now() + 9 * 60 * 1000));
+    expect([await count('scrobble_recent'), await count('scrobble_unmatched')]).toEqual([1, 1]);
+    await app.get(PurgeRunner).runOnce(new Date(Date.now() + 11 * 60 * 1000));
+    expect([await count('scrobble_recent'), await count('scrobble_unmatched')]).toEqual([0, 1]);
+    await app.get(PurgeRunner).runOnce(new Date(Date.now() + 91 * 24 * 3600 * 1000));
+    expect(await count('scrobble_unmatched')).toBe(0);
+    // Past the window, the same episode is a scrobble again (here: unchanged).
+    expect(
+      (
+        await scrobble(url, { event: 'watched', title: 'Sousou no Frieren', episode: 1 }).expect(
+          200,
+        )
+      ).body.outcome,
+    ).toBe('unchanged');
   });
 
   it('counts outcomes in /metrics as scrobbles_total{kind,outcome}', async () => {

@@ -34,19 +34,19 @@ export interface EffectInput {
   volume: number | null;
   rewatches: boolean;
   visible: boolean;
-  /** The day the dates take, in the user's time zone. */
-  today: string;
+  /** The day the dates take, in the user's time zone: asked only when a date is set. */
+  today: () => Promise<string>;
   /** A mapping's replay of a kept request: never starts a rewatch, never moves a reached entry. */
   replay: boolean;
 }
 
 /** What a watched episode does to the entry (contract §21 "Effect"): the PUT body, or none. */
-export function scrobbleEffect(input: EffectInput): {
+export async function scrobbleEffect(input: EffectInput): Promise<{
   outcome: EffectOutcome;
   body: Record<string, unknown> | null;
-} {
+}> {
   const { progress, repeating, times } = SCROBBLE_FIELDS[input.mediaType];
-  const { entry, count, today } = input;
+  const { entry, count } = input;
   const episode = count !== null ? Math.min(input.episode, count) : input.episode;
   const reaches = count !== null && input.episode >= count;
   const volumes = (current: number): Record<string, number> =>
@@ -60,6 +60,7 @@ export function scrobbleEffect(input: EffectInput): {
       : {};
 
   if (entry === null) {
+    const today = await input.today();
     return {
       outcome: 'created',
       body: {
@@ -101,7 +102,7 @@ export function scrobbleEffect(input: EffectInput): {
       next[repeating] = false;
       next[times] = Number(values[times] ?? 0) + 1;
     } else if (entry.end_date === null) {
-      next.end_date = today;
+      next.end_date = await input.today();
     }
   }
   const moved = Object.keys(next).some((key) => next[key] !== values[key]);

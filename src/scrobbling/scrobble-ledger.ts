@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, In, LessThan } from 'typeorm';
+import { DataSource, EntityManager, In, LessThan, MoreThanOrEqual } from 'typeorm';
 import type { MediaType } from '../media-types/media-type';
 import type { ParsedScrobble } from './parsers';
 import { ScrobbleMapping } from './scrobble-mapping.entity';
@@ -34,11 +34,8 @@ export class ScrobbleLedger {
   ): Promise<boolean> {
     const seen = await manager.findOneBy(ScrobbleRecent, key);
     if (seen && nowMs - seen.atMs < DUPLICATE_WINDOW_MS) return true;
-    await manager.delete(ScrobbleRecent, {
-      scrobblerId: key.scrobblerId,
-      atMs: LessThan(nowMs - DUPLICATE_WINDOW_MS),
-    });
-    await manager.insert(ScrobbleRecent, { ...key, atMs: nowMs });
+    if (seen) await manager.update(ScrobbleRecent, key, { atMs: nowMs });
+    else await manager.insert(ScrobbleRecent, { ...key, atMs: nowMs });
     return false;
   }
 
@@ -64,7 +61,6 @@ export class ScrobbleLedger {
       visible: scrobbler.visible,
       arrivedAtMs: nowMs,
     });
-    await repository.delete({ userId, arrivedAtMs: LessThan(nowMs - UNMATCHED_KEPT_MS) });
     const surplus = await repository.find({
       select: { id: true },
       where: { userId },
@@ -94,7 +90,12 @@ export class ScrobbleLedger {
     keyHash: string,
   ): Promise<ScrobbleUnmatched[]> {
     return manager.find(ScrobbleUnmatched, {
-      where: { userId, mediaType, keyHash },
+      where: {
+        userId,
+        mediaType,
+        keyHash,
+        arrivedAtMs: MoreThanOrEqual(Date.now() - UNMATCHED_KEPT_MS),
+      },
       order: { id: 'ASC' },
     });
   }
@@ -167,6 +168,27 @@ export class ScrobbleLedger {
 
   async mappingViews(userId: number): Promise<ScrobbleMappingView[]> {
     return (await this.mappingsOf(userId)).map(mappingView);
+  }
+
+  /** The purge of recent scrobbles past the window (PurgeRegistry): at most `limit` rows. */
+  async purgeRecent(now: Date, limit: number): Promise<number> {
+    const repository = this.dataSource.getRepository(ScrobbleRecent);
+    const due = await repository.find({
+      where: { atMs: LessThan(now.getTime() - DUPLICATE_WINDOW_MS) },
+      order: { atMs: 'ASC' },
+      take: limit,
+    });
+    for (let i = 0; i < due.length; i += 100) {
+      await repository.delete(
+        due.slice(i, i + 100).map(({ scrobblerId, mediaType, titleId, episode }) => ({
+          scrobblerId,
+          mediaType,
+          titleId,
+          episode,
+        })),
+      );
+    }
+    return due.length;
   }
 
   /** Erasure: the user's mappings and unmatched requests, in the caller's transaction. */

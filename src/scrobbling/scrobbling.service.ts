@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
 import { TitleCrossRefsStore } from '../catalog/title-cross-refs';
 import { ProblemException, PROBLEMS } from '../common/problem';
 import { CounterStore } from '../counters/counter-store';
@@ -31,8 +33,8 @@ export type ScrobbleAnswer = { outcome: ScrobbleOutcome; title_id: number | null
   number | string | null
 >;
 
-/** Requests per secret and window (contract §21, as section 5's windows). */
-export const SCROBBLE_RATE_LIMIT = { limit: 120, windowMs: 60_000 };
+/** The window of the per-secret limit (contract §21: 120 per 60 s, SCROBBLE_RATE_LIMIT). */
+const SCROBBLE_WINDOW_MS = 60_000;
 
 interface Match {
   titleId: number;
@@ -51,6 +53,7 @@ export class ScrobblingService {
     private readonly settings: SettingsService,
     private readonly counters: CounterStore,
     private readonly metrics: MetricsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** POST /scrobble/{secret}: 404, 429, 415, 400, or the outcome. */
@@ -61,16 +64,14 @@ export class ScrobblingService {
   ): Promise<ScrobbleAnswer> {
     const scrobbler = await this.scrobblers.findBySecret(secret);
     if (!scrobbler) throw unknownSecret();
-    const window = await this.counters.hit(
-      `scrobble:${secretHash(secret)}`,
-      SCROBBLE_RATE_LIMIT.windowMs,
-    );
-    if (window.count > SCROBBLE_RATE_LIMIT.limit) {
+    const limit = this.config.scrobbleRateLimit;
+    const window = await this.counters.hit(`scrobble:${secretHash(secret)}`, SCROBBLE_WINDOW_MS);
+    if (window.count > limit) {
       const retryAfter = Math.max(1, Math.ceil(window.resetMs / 1000));
       throw ProblemException.of(
         429,
         PROBLEMS.rateLimited,
-        `At most ${SCROBBLE_RATE_LIMIT.limit} requests per minute reach one scrobbler; retry in ${retryAfter} s`,
+        `At most ${limit} requests per minute reach one scrobbler; retry in ${retryAfter} s`,
         { 'retry-after': String(retryAfter) },
       );
     }
@@ -112,7 +113,6 @@ export class ScrobblingService {
       return touched(answer('unmatched', null, null));
     }
     const episode = parsed.episode === null ? null : parsed.episode + match.offset;
-    const zone = await this.settings.timeZoneOf(scrobbler.userId);
     const result = await this.ratings.inWriteTransaction(
       async (writer) => {
         const current = await writer.current(scrobbler.userId, parsed.mediaType, {
@@ -158,7 +158,10 @@ export class ScrobblingService {
           volume: parsed.volume,
           rewatches: scrobbler.rewatches,
           visible: scrobbler.visible,
-          today: dayIn(zone, now),
+          today: () =>
+            writer
+              .alongside((manager) => this.settings.timeZoneOf(scrobbler.userId, manager))
+              .then((zone) => dayIn(zone, now)),
           replay: false,
           kind: scrobbler.kind,
         }).then(({ outcome, progress }) => answer(outcome, match.titleId, progress));
@@ -185,7 +188,7 @@ export class ScrobblingService {
       input.entry === null
         ? null
         : Number((input.entry as unknown as Record<string, unknown>)[progress] ?? 0);
-    const effect = scrobbleEffect({ ...input, mediaType });
+    const effect = await scrobbleEffect({ ...input, mediaType });
     if (effect.body === null) return { outcome: effect.outcome, progress: before };
     try {
       const change = await writer.put(
@@ -283,7 +286,7 @@ export class ScrobblingService {
             volume: request.volume,
             rewatches: false,
             visible: request.visible,
-            today: dayIn(zone, request.arrivedAtMs),
+            today: () => Promise.resolve(dayIn(zone, request.arrivedAtMs)),
             replay: true,
             kind: request.kind,
           });
