@@ -75,7 +75,9 @@ export class RatingWriter {
 
   /**
    * Creates or updates the user's entry, with the same rules as PUT; returns the write. `client`
-   * names the write's client when it differs from the batch's (a scrobbler's kind, per write).
+   * names the write's client when it differs from the batch's (a scrobbler's kind, per write);
+   * `current`, the title and entry current() read in this transaction, saves reading them again
+   * (nothing can have changed them since: the list's lock is held).
    */
   async put(
     userId: number,
@@ -83,13 +85,17 @@ export class RatingWriter {
     key: TitleKey,
     body: PutRatingDto,
     client?: string,
+    current?: TitleWithEntryRow,
   ): Promise<RatingChange> {
     const revision = await this.lock(userId, mediaType);
-    const row = foundTitle(
-      await this.repository.titleWithEntry(userId, mediaType, key, this.manager),
-      mediaType,
-      key,
-    );
+    const row =
+      current && this.held.has(userId)
+        ? current
+        : foundTitle(
+            await this.repository.titleWithEntry(userId, mediaType, key, this.manager),
+            mediaType,
+            key,
+          );
     const fields = entryAfterPut(mediaType, row, body);
     const now = nowToTheSecond();
     const created = row.entry_id === null;

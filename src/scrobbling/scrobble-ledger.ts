@@ -6,6 +6,7 @@ import type { ParsedScrobble } from './parsers';
 import { ScrobbleMapping } from './scrobble-mapping.entity';
 import { ScrobbleRecent } from './scrobble-recent.entity';
 import { ScrobbleUnmatched } from './scrobble-unmatched.entity';
+import { isUniqueViolation } from '../database/errors';
 import { mappingKey } from './scrobble-keys';
 import type { ScrobbleMappingView, UnmatchedScrobbleView } from './scrobblers.dto';
 
@@ -32,10 +33,16 @@ export class ScrobbleLedger {
     key: { scrobblerId: string; mediaType: MediaType; titleId: number; episode: number },
     nowMs: number,
   ): Promise<boolean> {
-    const seen = await manager.findOneBy(ScrobbleRecent, key);
-    if (seen && nowMs - seen.atMs < DUPLICATE_WINDOW_MS) return true;
-    if (seen) await manager.update(ScrobbleRecent, key, { atMs: nowMs });
-    else await manager.insert(ScrobbleRecent, { ...key, atMs: nowMs });
+    // The insert first: a new episode, the common case, costs one statement.
+    try {
+      await manager.insert(ScrobbleRecent, { ...key, atMs: nowMs });
+      return false;
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+    }
+    const seen = await manager.findOneByOrFail(ScrobbleRecent, key);
+    if (nowMs - seen.atMs < DUPLICATE_WINDOW_MS) return true;
+    await manager.update(ScrobbleRecent, key, { atMs: nowMs });
     return false;
   }
 

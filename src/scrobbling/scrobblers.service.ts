@@ -96,14 +96,13 @@ export class ScrobblersService {
     return this.dataSource.getRepository(Scrobbler).findOneBy({ secretHash: secretHash(secret) });
   }
 
-  /** Moves `last_used_at`; false when the scrobbler is gone (deleted meanwhile). */
-  async touch(manager: EntityManager, id: string, at: Date): Promise<boolean> {
-    const result = await manager.update(Scrobbler, { id }, { lastUsedAt: at });
-    return (result.affected ?? 0) > 0;
-  }
-
-  async touchNow(id: string, at: Date): Promise<void> {
-    await this.dataSource.getRepository(Scrobbler).update({ id }, { lastUsedAt: at });
+  /** Moves `last_used_at` to `atMs` (to the second), unless it is there already. */
+  async touchNow(scrobbler: Scrobbler, atMs: number): Promise<void> {
+    const second = Math.floor(atMs / 1000) * 1000;
+    if (scrobbler.lastUsedAt?.getTime() === second) return;
+    await this.dataSource
+      .getRepository(Scrobbler)
+      .update({ id: scrobbler.id }, { lastUsedAt: new Date(second) });
   }
 
   /** `clients delete`, or the client's grant revoked: the scrobblers its tokens created. */

@@ -8,7 +8,8 @@ import type { MediaType } from '../media-types/media-type';
 import { MetricsService } from '../metrics/metrics.service';
 import type { RatingWriter } from '../ratings/rating-writer';
 import type { PutRatingDto } from '../ratings/dto/entry-classes';
-import { RatingsService } from '../ratings/ratings.service';
+import { RatingsService, type TitleWithEntryRow } from '../ratings/ratings.service';
+import { isMissingParent } from '../database/errors';
 import { SettingsService } from '../settings/settings.service';
 import { ID_ORDER, SCROBBLE_PARSERS, type ParsedScrobble, type ScrobblerKind } from './parsers';
 import { bodyFormatOf, payloadOf } from './scrobble-body';
@@ -93,7 +94,7 @@ export class ScrobblingService {
         [SCROBBLE_FIELDS[parsed.mediaType].progress]: progress,
       }) as ScrobbleAnswer;
     const touched = async (result: ScrobbleAnswer) => {
-      await this.scrobblers.touchNow(scrobbler.id, new Date(now));
+      await this.scrobblers.touchNow(scrobbler, now);
       return result;
     };
     if (!parsed.watched) return touched(answer('not_watched', null, null));
@@ -113,16 +114,13 @@ export class ScrobblingService {
       return touched(answer('unmatched', null, null));
     }
     const episode = parsed.episode === null ? null : parsed.episode + match.offset;
+    await this.scrobblers.touchNow(scrobbler, now);
     const result = await this.ratings.inWriteTransaction(
       async (writer) => {
         const current = await writer.current(scrobbler.userId, parsed.mediaType, {
           id: match.titleId,
           byExternalId: false,
         });
-        const alive = await writer.alongside((manager) =>
-          this.scrobblers.touch(manager, scrobbler.id, new Date(now)),
-        );
-        if (!alive) throw unknownSecret();
         if (!current) return answer('unmatched', null, null);
         const progressOf = (entry: unknown) =>
           entry === null
@@ -133,17 +131,22 @@ export class ScrobblingService {
         const stays = (outcome: ScrobbleOutcome) =>
           answer(outcome, match.titleId, progressOf(current.entry));
         if (episode !== null) {
+          // The scrobbler deleted meanwhile: its row is gone, so is its URL.
           const duplicate = await writer.alongside((manager) =>
-            this.ledger.isDuplicate(
-              manager,
-              {
-                scrobblerId: scrobbler.id,
-                mediaType: parsed.mediaType,
-                titleId: match.titleId,
-                episode,
-              },
-              now,
-            ),
+            this.ledger
+              .isDuplicate(
+                manager,
+                {
+                  scrobblerId: scrobbler.id,
+                  mediaType: parsed.mediaType,
+                  titleId: match.titleId,
+                  episode,
+                },
+                now,
+              )
+              .catch((error: unknown) => {
+                throw isMissingParent(error) ? unknownSecret() : error;
+              }),
           );
           if (duplicate) return stays('duplicate');
         }
@@ -151,6 +154,7 @@ export class ScrobblingService {
         const watched = episode ?? (count === 1 ? 1 : null);
         if (watched === null || watched < 1) return stays('ignored');
         return this.write(writer, scrobbler.userId, parsed.mediaType, match.titleId, {
+          row: current.title,
           entry: current.entry,
           count,
           volumes: current.title.volumes,
@@ -178,7 +182,10 @@ export class ScrobblingService {
     userId: number,
     mediaType: MediaType,
     titleId: number,
-    input: Omit<Parameters<typeof scrobbleEffect>[0], 'mediaType'> & { kind: string },
+    input: Omit<Parameters<typeof scrobbleEffect>[0], 'mediaType'> & {
+      kind: string;
+      row: TitleWithEntryRow;
+    },
   ): Promise<{
     outcome: 'created' | 'updated' | 'unchanged' | 'ignored';
     progress: number | null;
@@ -197,6 +204,7 @@ export class ScrobblingService {
         { id: titleId, byExternalId: false },
         effect.body as unknown as PutRatingDto,
         input.kind,
+        input.row,
       );
       const after = change.entry as unknown as Record<string, unknown>;
       return { outcome: effect.outcome, progress: Number(after[progress] ?? 0) };
@@ -279,6 +287,7 @@ export class ScrobblingService {
           const watched = episode ?? (count === 1 ? 1 : null);
           if (watched === null || watched < 1) continue;
           await this.write(writer, userId, mediaType, mapping.titleId, {
+            row: current.title,
             entry: current.entry,
             count,
             volumes: current.title.volumes,
