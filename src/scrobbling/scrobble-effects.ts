@@ -1,9 +1,12 @@
 import type { MediaType } from '../media-types/media-type';
 import type { RatingView } from '../media-types';
 
+/** The media types payloads name (contract §21): a media type added later is not scrobbled. */
+export type ScrobbledMediaType = Extract<MediaType, 'anime' | 'manga'>;
+
 /** The entry fields a scrobble moves, per media type (contract §21): progress, repeat flag, count. */
 export const SCROBBLE_FIELDS: Record<
-  MediaType,
+  ScrobbledMediaType,
   { progress: string; repeating: string; times: string; count: 'episodes' | 'chapters' }
 > = {
   anime: {
@@ -23,7 +26,7 @@ export const SCROBBLE_FIELDS: Record<
 export type EffectOutcome = 'created' | 'updated' | 'unchanged' | 'ignored';
 
 export interface EffectInput {
-  mediaType: MediaType;
+  mediaType: ScrobbledMediaType;
   /** The entry as GET shows it, null when there is none. */
   entry: RatingView | null;
   /** The title's known episode (manga: chapter) count, and its volume count. */

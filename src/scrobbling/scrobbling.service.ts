@@ -4,7 +4,6 @@ import { APP_CONFIG } from '../config/config.module';
 import { TitleCrossRefsStore } from '../catalog/title-cross-refs';
 import { ProblemException, PROBLEMS } from '../common/problem';
 import { CounterStore } from '../counters/counter-store';
-import type { MediaType } from '../media-types/media-type';
 import { MetricsService } from '../metrics/metrics.service';
 import type { RatingWriter } from '../ratings/rating-writer';
 import type { PutRatingDto } from '../ratings/dto/entry-classes';
@@ -13,7 +12,12 @@ import { isMissingParent } from '../database/errors';
 import { SettingsService } from '../settings/settings.service';
 import { ID_ORDER, SCROBBLE_PARSERS, type ParsedScrobble, type ScrobblerKind } from './parsers';
 import { bodyFormatOf, payloadOf } from './scrobble-body';
-import { dayIn, SCROBBLE_FIELDS, scrobbleEffect } from './scrobble-effects';
+import {
+  dayIn,
+  SCROBBLE_FIELDS,
+  scrobbleEffect,
+  type ScrobbledMediaType,
+} from './scrobble-effects';
 import { mappingKey, secretHash } from './scrobble-keys';
 import { mappingView, ScrobbleLedger } from './scrobble-ledger';
 import type { ScrobbleMapping } from './scrobble-mapping.entity';
@@ -180,7 +184,7 @@ export class ScrobblingService {
   private async write(
     writer: RatingWriter,
     userId: number,
-    mediaType: MediaType,
+    mediaType: ScrobbledMediaType,
     titleId: number,
     input: Omit<Parameters<typeof scrobbleEffect>[0], 'mediaType'> & {
       kind: string;
@@ -318,7 +322,7 @@ export class ScrobblingService {
     userId: number,
     series: string,
     season: number | null,
-    mediaType: MediaType,
+    mediaType: ScrobbledMediaType,
   ): Promise<void> {
     if (!(await this.ledger.deleteMapping(userId, mediaType, mappingKey(series, season)))) {
       throw ProblemException.notFound('You have no mapping of this series, season and media type');
