@@ -354,6 +354,8 @@ describe('scrobbling (contract §21)', () => {
       await unreadable(generic.url, '[1,2]');
       await unreadable(generic.url, '{"title":"no event"}');
       await unreadable(generic.url, '{"event":"watched","episode":"five"}');
+      await unreadable(generic.url, '{"event":"watched","episode":99999999999}');
+      await unreadable(generic.url, '{"event":"watched","episode":1.5}');
       await unreadable(jellyfin.url, JSON.stringify(fixture('plex/media-scrobble-episode')));
       await unreadable(generic.url, JSON.stringify({ event: 'watched', title: 'x'.repeat(501) }));
       const huge = JSON.stringify({
@@ -840,8 +842,11 @@ describe('scrobbling across instances, and the access log', () => {
       expect(refused.headers['content-type']).toBe(PROBLEM);
       expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+      expect(refused.headers['ratelimit-remaining']).toBe('0');
+      const counted = await send(first, quiet).expect(200);
+      expect(counted.headers['ratelimit-limit']).toBe('120');
+      expect(counted.headers['ratelimit-remaining']).toBe('119');
       expect(JSON.stringify(refused.body)).not.toContain(busy.split('/').pop()!);
-      await send(first, quiet).expect(200);
     } finally {
       await first.close();
       await second.close();

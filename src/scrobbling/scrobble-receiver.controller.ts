@@ -1,4 +1,4 @@
-import { Controller, Headers, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { Controller, Headers, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import {
   ApiBody,
   ApiConsumes,
@@ -8,7 +8,7 @@ import {
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ScrobbleOutcomeView } from './scrobblers.dto';
 import { ScrobblingService, type ScrobbleAnswer } from './scrobbling.service';
 
@@ -97,7 +97,10 @@ export class ScrobbleReceiverController {
     @Param('secret') secret: string,
     @Headers('content-type') contentType: string | undefined,
     @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<ScrobbleAnswer> {
-    return this.scrobbling.receive(secret, contentType, request.body);
+    return this.scrobbling.receive(secret, contentType, request.body, (headers) => {
+      void reply.headers(headers);
+    });
   }
 }

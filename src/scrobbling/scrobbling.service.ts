@@ -61,23 +61,34 @@ export class ScrobblingService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** POST /scrobble/{secret}: 404, 429, 415, 400, or the outcome. */
+  /**
+   * POST /scrobble/{secret}: 404, 429, 415, 400, or the outcome. `setHeaders` receives the
+   * `RateLimit-*` headers of the secret's window (section 5's), for every answer past the 404.
+   */
   async receive(
     secret: string,
     contentType: string | undefined,
     body: unknown,
+    setHeaders: (headers: Record<string, string>) => void = () => undefined,
   ): Promise<ScrobbleAnswer> {
     const scrobbler = await this.scrobblers.findBySecret(secret);
     if (!scrobbler) throw unknownSecret();
     const limit = this.config.scrobbleRateLimit;
     const window = await this.counters.hit(`scrobble:${secretHash(secret)}`, SCROBBLE_WINDOW_MS);
+    const reset = Math.max(1, Math.ceil(window.resetMs / 1000));
+    const headers = {
+      'RateLimit-Limit': String(limit),
+      'RateLimit-Remaining': String(Math.max(0, limit - window.count)),
+      'RateLimit-Reset': String(reset),
+    };
+    setHeaders(headers);
     if (window.count > limit) {
-      const retryAfter = Math.max(1, Math.ceil(window.resetMs / 1000));
+      const retryAfter = reset;
       throw ProblemException.of(
         429,
         PROBLEMS.rateLimited,
         `At most ${limit} requests per minute reach one scrobbler; retry in ${retryAfter} s`,
-        { 'retry-after': String(retryAfter) },
+        { ...headers, 'retry-after': String(retryAfter) },
       );
     }
     const kind = scrobbler.kind as ScrobblerKind;

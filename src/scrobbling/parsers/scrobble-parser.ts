@@ -58,6 +58,8 @@ export const NOT_WATCHED: ParsedScrobble = {
 };
 
 const MAX_NAME = 500;
+/** Episode, season, chapter and volume numbers: far beyond any title, well within the columns. */
+const MAX_NUMBER = 1_000_000_000;
 // C0 and C1 controls, and the bidirectional overrides: never part of a name.
 // eslint-disable-next-line no-control-regex
 const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
@@ -99,7 +101,9 @@ export function integerOf(value: unknown, what: string): number | null {
       : typeof value === 'string' && /^\s*[-+]?\d{1,15}\s*$/.test(value)
         ? Number(value)
         : NaN;
-  if (!Number.isSafeInteger(number)) throw unreadable(`${what} must be an integer`);
+  if (!Number.isSafeInteger(number) || Math.abs(number) > MAX_NUMBER) {
+    throw unreadable(`${what} must be an integer from -${MAX_NUMBER} to ${MAX_NUMBER}`);
+  }
   return number;
 }
 
