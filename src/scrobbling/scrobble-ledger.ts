@@ -146,7 +146,7 @@ export class ScrobbleLedger {
     const groups = new Map<string, UnmatchedScrobbleView & { lastMs: number }>();
     for (const row of await this.unmatchedOf(userId)) {
       const key = `${row.mediaType}:${row.keyHash}`;
-      const group = groups.get(key) ?? {
+      const group: UnmatchedScrobbleView & { lastMs: number } = groups.get(key) ?? {
         media_type: row.mediaType,
         series: row.series,
         season: row.season,

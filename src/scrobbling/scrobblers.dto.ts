@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
 import { IsOmittable, OptionalBoolean } from '../ratings/dto/validation-decorators';
+import type { MediaType } from '../media-types/media-type';
 import { SCROBBLER_KINDS, type ScrobblerKind } from './parsers';
 
 /** POST /v1/my/scrobblers (contract §21). */
@@ -132,7 +133,7 @@ export class ScrobbleMappingView {
   season: number | null;
 
   @ApiProperty({ enum: ['anime', 'manga'], example: 'anime' })
-  media_type: 'anime' | 'manga';
+  media_type: MediaType;
 
   @ApiProperty({ example: 25 })
   title_id: number;
@@ -143,7 +144,7 @@ export class ScrobbleMappingView {
 
 export class UnmatchedScrobbleView {
   @ApiProperty({ enum: ['anime', 'manga'], example: 'anime' })
-  media_type: 'anime' | 'manga';
+  media_type: MediaType;
 
   @ApiProperty({ example: 'Shingeki no Kyojin' })
   series: string;
