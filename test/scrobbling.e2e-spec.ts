@@ -583,6 +583,31 @@ describe('scrobbling (contract §21)', () => {
       });
     });
 
+    it('never uses an AniDB episode id of Jellyfin or Emby; their AniList and MyAnimeList ids match', async () => {
+      const jellyfin = await create({ kind: 'jellyfin', name: 'J' });
+      const stop = withValues(fixture('jellyfin/playback-stop-episode'), { SeriesName: 'Renamed' });
+      // Provider_anidb 17617 is Frieren's AniDB id, but on an episode it names an episode.
+      expect((await scrobble(jellyfin.url, stop).expect(200)).body.outcome).toBe('unmatched');
+      const withAnilist = withValues(stop, { provider_AniList: '154587', EpisodeNumber: 2 });
+      expect((await scrobble(jellyfin.url, withAnilist).expect(200)).body).toMatchObject({
+        title_id: 1,
+      });
+      const emby = await create({ kind: 'emby', name: 'E' });
+      const embyStop = withValues(fixture('emby/playback-stop-episode'), {
+        'Item.SeriesName': 'Renamed',
+        'Item.ProviderIds': { AniDB: '17617' },
+      });
+      expect((await scrobble(emby.url, embyStop).expect(200)).body.outcome).toBe('unmatched');
+      const embyMal = withValues(embyStop, {
+        'Item.ProviderIds': { myanimelist: '52991' },
+        'Item.IndexNumber': 3,
+      });
+      expect((await scrobble(emby.url, embyMal).expect(200)).body).toMatchObject({
+        title_id: 1,
+        episodes_watched: 3,
+      });
+    });
+
     it('keeps the unmatched, and a mapping replays them in order, safely, dated the day they arrived', async () => {
       const { url } = await create({ kind: 'jellyfin', name: 'J' });
       const stop = (episode: number) =>
