@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL, URL } from 'node:url';
 import { parseArgs } from 'node:util';
 import process from 'node:process';
 import { clearTimeout, setTimeout } from 'node:timers';
@@ -208,6 +208,8 @@ async function main() {
     REDIS_URL: '',
     RATE_LIMIT_USER_LIMIT: '1000000000',
     RATE_LIMIT_IP_LIMIT: '1000000000',
+    // scrobble-jellyfin sends thousands of requests a second through one scrobbler's secret.
+    SCROBBLE_RATE_LIMIT: '1000000000',
     UA_DENY_THRESHOLD: '0',
     // warn: no access log line is written (get-one-logs measures them at info).
     LOG_LEVEL: 'warn',
@@ -304,6 +306,14 @@ async function main() {
       `statistics-10k: ${statistics.events} history events of the 10k list over 24 months (${statistics.inserted} dated in the past) in ${statistics.seconds.toFixed(1)} s`,
     );
   }
+  const scrobble = wanted('scrobble-jellyfin')
+    ? await prepareScrobbleScenario({ baseUrl, cli })
+    : null;
+  if (scrobble) {
+    say(
+      `scrobble-jellyfin: a jellyfin scrobbler and ${scrobble.mappings} mappings in ${scrobble.seconds.toFixed(1)} s`,
+    );
+  }
   const malImport = wanted('mal-import-10k')
     ? await measureMalImport({ tmpDir, env, cli, startServer })
     : null;
@@ -358,7 +368,14 @@ async function main() {
       this.id = null;
     },
   };
-  const scenarios = buildScenarios(tokens, getOnePath, sync, () => webhook.subscribe(), history);
+  const scenarios = buildScenarios(
+    tokens,
+    getOnePath,
+    sync,
+    () => webhook.subscribe(),
+    history,
+    scrobble,
+  );
   const selected = scenarios.filter(
     (s) => s.target === 'baseline' || !settings.only || settings.only.has(s.name),
   );
@@ -742,9 +759,10 @@ const PUBLIC_LIST_10K_PATH = `/v1/users/${LIST_USERS.find((u) => u.key === HALF_
  * @param {{ cursor: string, etag: string, publicEtag: string }} sync
  * @param {() => Promise<void>} subscribeWebhook put-update-webhook measured alone (`--only`)
  * @param {{ historyToken: string, progressToken: string } | null} history
+ * @param {{ path: string } | null} scrobble scrobble-jellyfin's receiver path
  * @returns {import('./lib/load.mjs').Scenario[]}
  */
-function buildScenarios(tokens, getOnePath, sync, subscribeWebhook, history) {
+function buildScenarios(tokens, getOnePath, sync, subscribeWebhook, history, scrobble) {
   const get = (
     /** @type {string} */ name,
     /** @type {string} */ description,
@@ -897,6 +915,9 @@ function buildScenarios(tokens, getOnePath, sync, subscribeWebhook, history) {
     // Every request raises episodes_watched of one of 1,000 titles of unknown episode count, so
     // each records a history event and moves an open viewing; otherwise as put-update.
     ...(history ? [putProgress(history.progressToken)] : []),
+    // A media server's stop, as Jellyfin's Webhook plugin sends it (text/plain JSON), matched by
+    // the user's mapping: each request the next episode of one of 1,000 titles, so each is `updated`.
+    ...(scrobble ? [scrobbleJellyfin(scrobble.path)] : []),
     createDelete,
     ...(history
       ? [
@@ -1083,6 +1104,103 @@ function putProgress(token) {
               }),
             };
           },
+        },
+      ]);
+    },
+  };
+}
+
+/** The titles of scrobble-jellyfin: the 1,000 of unknown episode count, as put-progress's. */
+const SCROBBLE_TITLES = 1_000;
+
+/**
+ * scrobble-jellyfin's user: a jellyfin scrobbler, a mapping per title ("Bench Show N", season 2,
+ * to anime 10·N: every request is matched by rule 2, none by a name) and an entry of each.
+ * @param {{ baseUrl: string, cli: (...args: string[]) => Promise<string> }} options
+ */
+async function prepareScrobbleScenario({ baseUrl, cli }) {
+  const started = Date.now();
+  await cli('users', 'create', '--name', 'bench_scrobble');
+  const token = (
+    await cli('tokens', 'issue', '--user', 'bench_scrobble', '--scopes', SCOPES, '--ttl', '86400')
+  ).trim();
+  const client = new HttpClient(baseUrl, 1);
+  try {
+    const created = await client.request('POST', '/v1/my/scrobblers', {
+      headers: apiHeaders(token, true),
+      body: JSON.stringify({ kind: 'jellyfin', name: 'Bench' }),
+    });
+    if (created.status !== 201) throw new Error(`POST scrobblers answered ${created.status}`);
+    const parsed = /** @type {unknown} */ (JSON.parse(created.body));
+    const path = new URL(/** @type {{ url: string }} */ (parsed).url).pathname;
+    for (let n = 1; n <= SCROBBLE_TITLES; n++) {
+      const mapped = await client.request('PUT', '/v1/my/scrobble-mappings', {
+        headers: apiHeaders(token, true),
+        body: JSON.stringify({ series: `Bench Show ${n}`, season: 2, title_id: 10 * n }),
+      });
+      if (mapped.status !== 200) throw new Error(`PUT scrobble-mappings answered ${mapped.status}`);
+      // An entry already there: every scrobble of the scenario is `updated`, none `created`.
+      const put = await client.request('PUT', `/v1/my/anime/${10 * n}/ratings`, {
+        headers: apiHeaders(token, true),
+        body: JSON.stringify({ status: 'ongoing', episodes_watched: 0 }),
+      });
+      if (put.status !== 200) throw new Error(`PUT ratings answered ${put.status}`);
+    }
+    return { path, mappings: SCROBBLE_TITLES, seconds: (Date.now() - started) / 1000 };
+  } finally {
+    client.close();
+  }
+}
+
+/**
+ * scrobble-jellyfin: POST /scrobble/{secret} with a PlaybackStop of the Jellyfin Webhook plugin
+ * ("Send All Properties", text/plain), each the next episode of one of 1,000 mapped titles.
+ * @param {string} path
+ * @returns {import('./lib/load.mjs').Scenario}
+ */
+function scrobbleJellyfin(path) {
+  let sent = 0;
+  const headers = {
+    'content-type': 'text/plain; charset=utf-8',
+    'user-agent': 'Jellyfin-Server/10.10.3',
+  };
+  const payload = (/** @type {number} */ n) =>
+    JSON.stringify({
+      ServerId: '0f9c6a1b7d2e4f6a8b1c3d5e7f9a0b2c',
+      ServerName: 'living-room',
+      ServerVersion: '10.10.3',
+      NotificationType: 'PlaybackStop',
+      Name: 'Episode',
+      ItemId: '3f1e2d4c5b6a79880a1b2c3d4e5f6071',
+      ItemType: 'Episode',
+      RunTimeTicks: 14400000000,
+      SeriesName: `Bench Show ${1 + (n % SCROBBLE_TITLES)}`,
+      SeasonNumber: 2,
+      EpisodeNumber: 1 + Math.floor(n / SCROBBLE_TITLES),
+      Provider_tvdb: '9350138',
+      PlaybackPositionTicks: 14388000000,
+      IsPaused: false,
+      DeviceName: 'Firefox',
+      ClientName: 'Jellyfin Web',
+      NotificationUsername: 'alice',
+      UserId: '5c4b3a29180706f5e4d3c2b1a0918273',
+      PlayedToCompletion: true,
+    });
+  return {
+    name: 'scrobble-jellyfin',
+    description:
+      'POST /scrobble/{secret}: a Jellyfin PlaybackStop (text/plain JSON) matched by mapping, each the next episode of one of 1,000 titles: each is `updated`',
+    target: 'api',
+    method: 'POST',
+    path,
+    headers,
+    body: payload(0),
+    setupClient: (/** @type {import('autocannon').Client} */ client) => {
+      client.setRequests([
+        {
+          method: 'POST',
+          headers,
+          setupRequest: (request) => ({ ...request, path, body: payload(sent++) }),
         },
       ]);
     },

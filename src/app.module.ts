@@ -27,6 +27,7 @@ import { PublicListsModule } from './public-lists/public-lists.module';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RatingsModule } from './ratings/ratings.module';
+import { ScrobblingModule } from './scrobbling/scrobbling.module';
 import { SettingsModule } from './settings/settings.module';
 import { StatisticsModule } from './statistics/statistics.module';
 import { SyncModule } from './sync/sync.module';
@@ -55,6 +56,7 @@ export class AppModule {
         WebhooksModule,
         SettingsModule,
         HistoryModule,
+        ScrobblingModule,
         ProfileModule,
         StatisticsModule,
         // PUBLIC_LISTS=false (the default) leaves it out: its paths answer 404 like unknown ones.

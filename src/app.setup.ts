@@ -17,6 +17,11 @@ import { addHttpMetricsHook } from './metrics/http-metrics.hook';
 import { MetricsService } from './metrics/metrics.service';
 import { addRateLimitHeadersHook } from './rate-limit/rate-limit-headers.hook';
 import { RateLimitService } from './rate-limit/rate-limit.service';
+import {
+  configureScrobbleReceiver,
+  isScrobbleRequest,
+  SCROBBLE_PREFIX,
+} from './scrobbling/scrobble-receiver.http';
 import type { AppConfig } from './config/app-config';
 
 export const BODY_LIMIT_BYTES = 16384;
@@ -59,6 +64,8 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
   // Before answerUnsupportedMethods: an allowed origin's preflight is answered here.
   answerCors(fastify, app.get<AppConfig>(APP_CONFIG).corsOrigins);
   answerUnsupportedMethods(fastify);
+  answerUnsupportedMethods(fastify, SCROBBLE_PREFIX);
+  configureScrobbleReceiver(fastify);
   refuseEncodedBodies(fastify);
   addRateLimitHeadersHook(fastify, app.get(RateLimitService));
   if (app.get<AppConfig>(APP_CONFIG).metricsEnabled) {
@@ -68,8 +75,9 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
 
   // Bodies of any type are read (up to the size limit) instead of refused at once, so that a wrong
   // Content-Type is answered at step 7 of the pipeline, after authentication (contract §2).
-  fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) =>
-    done(null, undefined),
+  // The scrobble receiver keeps them: it reads multipart bodies itself (contract §21).
+  fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) =>
+    done(null, isScrobbleRequest(request.url) ? body : undefined),
   );
   registerXmlBodies(fastify);
   // application/json and application/x-www-form-urlencoded (the /oauth form posts) are parsed by

@@ -20,6 +20,12 @@ import { PurgeLease } from './purges/purge-lease.entity';
 import { HistoryEvent } from './history/history-event.entity';
 import { HistoryViewing } from './history/history-viewing.entity';
 import { UserSettings } from './settings/user-settings.entity';
+import { TitleName } from './catalog/title-name.entity';
+import { TitleRef } from './catalog/title-ref.entity';
+import { Scrobbler } from './scrobbling/scrobbler.entity';
+import { ScrobbleMapping } from './scrobbling/scrobble-mapping.entity';
+import { ScrobbleRecent } from './scrobbling/scrobble-recent.entity';
+import { ScrobbleUnmatched } from './scrobbling/scrobble-unmatched.entity';
 
 export const ENTITIES = [
   User,
@@ -43,4 +49,10 @@ export const ENTITIES = [
   HistoryEvent,
   HistoryViewing,
   UserSettings,
+  TitleRef,
+  TitleName,
+  Scrobbler,
+  ScrobbleRecent,
+  ScrobbleUnmatched,
+  ScrobbleMapping,
 ];

@@ -476,6 +476,9 @@ describe('admin CLI: users, clients and tokens (issue 17 item 8)', () => {
         'manga_viewings',
         'profile',
         'authorized_clients',
+        'scrobblers',
+        'scrobble_mappings',
+        'unmatched_scrobbles',
       ]);
       const profile = (await as.get('/v1/my/profile')).body as { joined_at: string };
       expect(exported.user).toEqual({

@@ -139,7 +139,10 @@ describe('OpenAPI document (issue 12 points 14-17)', () => {
             ? SCOPES.anime
             : mediaType === 'manga'
               ? SCOPES.manga
-              : SCOPES.profile;
+              : // Scrobblers write anime (contract §21).
+                /^\/v1\/my\/scrobble/.test(path)
+                ? SCOPES.anime
+                : SCOPES.profile;
         expect(operation.security).toEqual([{ bearer: [] }, { oauth2: [scope] }]);
       }
     }

@@ -163,6 +163,14 @@ export function judgeTargets({
     (v) => `${v.toFixed(2)}× (${putProgress?.toFixed(0)} vs ${putUpdate?.toFixed(0)} req/s)`,
   );
 
+  const scrobble = row('scrobble-jellyfin')?.requestsPerSecond;
+  judge(
+    'scrobble (Jellyfin, matched by mapping, each updated) ≥ 0.90× PUT progress req/s',
+    scrobble !== undefined && putProgress ? scrobble / putProgress : undefined,
+    (v) => v >= 0.9,
+    (v) => `${v.toFixed(2)}× (${scrobble?.toFixed(0)} vs ${putProgress?.toFixed(0)} req/s)`,
+  );
+
   const p50Ratio = (
     /** @type {number | undefined} */ big,
     /** @type {number | undefined} */ small,

@@ -10,6 +10,8 @@ import { SettingsService } from '../settings/settings.service';
 import { SyncDeletionsRepository } from '../sync/sync-deletions.repository';
 import { UsersService } from '../users/users.service';
 import { WebhooksService } from '../webhooks/webhooks.service';
+import { ScrobbleLedger } from '../scrobbling/scrobble-ledger';
+import { ScrobblersService } from '../scrobbling/scrobblers.service';
 import { NamedUsers } from './named-user';
 
 export interface ErasedUser {
@@ -43,6 +45,8 @@ export class AccountErasure {
     private readonly syncDeletions: SyncDeletionsRepository,
     private readonly history: HistoryRecorder,
     private readonly settings: SettingsService,
+    private readonly scrobblers: ScrobblersService,
+    private readonly scrobbleLedger: ScrobbleLedger,
   ) {}
 
   async erase(name: string): Promise<ErasedUser> {
@@ -55,6 +59,8 @@ export class AccountErasure {
         await this.accessTokens.deleteOfUser(manager, userId);
         await this.grants.deleteOfUser(manager, userId);
         await this.webhooks.dropPendingOfUser(manager, userId);
+        await this.scrobblers.deleteOfUser(manager, userId);
+        await this.scrobbleLedger.forgetUser(manager, userId);
       });
       const deleted: Partial<Record<MediaType, number>> = {};
       for (const { name: mediaType } of DESCRIPTOR_LIST) {

@@ -9,6 +9,13 @@ import { ProfileStatisticsService } from '../profile/profile-statistics.service'
 import type { ProfileView } from '../profile/profile.dto';
 import { DESCRIPTOR_LIST } from '../media-types';
 import { RatingsService, RatingViewOf } from '../ratings/ratings.service';
+import type {
+  ScrobbleMappingView,
+  ScrobblerView,
+  UnmatchedScrobbleView,
+} from '../scrobbling/scrobblers.dto';
+import { ScrobblersService } from '../scrobbling/scrobblers.service';
+import { ScrobbleLedger } from '../scrobbling/scrobble-ledger';
 import { NamedUsers } from './named-user';
 
 /** `users export`: everything stored about a user, as one JSON document. */
@@ -41,6 +48,12 @@ export type UserExport = {
     /** false once every authorization of that client was revoked. */
     active: boolean;
   }[];
+  /** As GET /v1/my/scrobblers shows them: never a secret (contract §21). */
+  scrobblers: ScrobblerView[];
+  /** As GET /v1/my/scrobble-mappings shows them. */
+  scrobble_mappings: ScrobbleMappingView[];
+  /** As GET /v1/my/scrobblers/unmatched shows them. */
+  unmatched_scrobbles: UnmatchedScrobbleView[];
 };
 
 @Injectable()
@@ -52,6 +65,8 @@ export class AccountExport {
     private readonly grants: GrantsService,
     private readonly identities: ExternalIdentitiesService,
     private readonly history: HistoryService,
+    private readonly scrobblers: ScrobblersService,
+    private readonly scrobbleLedger: ScrobbleLedger,
   ) {}
 
   async export(name: string): Promise<UserExport> {
@@ -89,6 +104,9 @@ export class AccountExport {
         last_authorized_at: toIsoSeconds(client.lastAuthorizedAt),
         active: client.active,
       })),
+      scrobblers: await this.scrobblers.list(user.id),
+      scrobble_mappings: await this.scrobbleLedger.mappingViews(user.id),
+      unmatched_scrobbles: await this.scrobbleLedger.unmatchedViews(user.id),
     };
   }
 }

@@ -3,6 +3,7 @@ import { ExternalIdentitiesService } from '../auth/external-identities.service';
 import { TokensService } from '../auth/tokens.service';
 import { toIsoSeconds } from '../common/timestamps';
 import { GrantsService } from '../oauth/grants.service';
+import { ScrobblersService } from '../scrobbling/scrobblers.service';
 import { NamedUsers } from './named-user';
 
 /** A token as `tokens list` prints it: what it is and where it stands, never the token itself. */
@@ -24,6 +25,8 @@ export interface RevokedTokens {
   authorizations: number;
   /** Whether the user has identity-provider pairs, whose JWTs issued until now are refused. */
   identityProvider: boolean;
+  /** Scrobblers deleted: write credentials too (contract §21). */
+  scrobblers: number;
 }
 
 /** `tokens list --user` and `tokens revoke --user`: every kind of token a user holds. */
@@ -34,6 +37,7 @@ export class AccountTokens {
     private readonly accessTokens: TokensService,
     private readonly grants: GrantsService,
     private readonly identities: ExternalIdentitiesService,
+    private readonly scrobblers: ScrobblersService,
   ) {}
 
   async list(name: string, now = Date.now()): Promise<ListedToken[]> {
@@ -78,7 +82,8 @@ export class AccountTokens {
     // Revoking a grant revokes its access tokens too, those a refresh issues meanwhile included.
     const authorizations = await this.grants.revokeUser(userId);
     const pairs = await this.identities.revokeTokensIssuedBefore(userId);
-    return { accessTokens, authorizations, identityProvider: pairs > 0 };
+    const scrobblers = await this.scrobblers.deleteAllOfUser(userId);
+    return { accessTokens, authorizations, identityProvider: pairs > 0, scrobblers };
   }
 
   private async userId(name: string): Promise<number> {

@@ -4,6 +4,7 @@ import { HistoryModule } from '../history/history.module';
 import { OAuthGrantsModule } from '../oauth/oauth-grants.module';
 import { ProfileStatisticsModule } from '../profile/profile-statistics.module';
 import { RatingsModule } from '../ratings/ratings.module';
+import { ScrobblersModule } from '../scrobbling/scrobblers.module';
 import { SettingsModule } from '../settings/settings.module';
 import { SyncHooksModule } from '../sync/sync-hooks.module';
 import { UsersModule } from '../users/users.module';
@@ -28,6 +29,7 @@ import { NamedUsers } from './named-user';
     ProfileStatisticsModule,
     HistoryModule,
     SettingsModule,
+    ScrobblersModule,
   ],
   providers: [NamedUsers, AccountErasure, AccountExport, AccountTokens],
   exports: [AccountErasure, AccountExport, AccountTokens],

@@ -73,7 +73,7 @@ export class RevokeTokenCommand extends CommandRunner {
     if (options.user !== undefined) {
       const revoked = await this.accounts.revokeAll(options.user);
       process.stdout.write(
-        `revoked ${revoked.accessTokens} access token(s) and ${revoked.authorizations} authorization(s) with their refresh tokens and codes${revoked.identityProvider ? ", and the identity provider's tokens issued until now" : ''}\n`,
+        `revoked ${revoked.accessTokens} access token(s) and ${revoked.authorizations} authorization(s) with their refresh tokens and codes${revoked.identityProvider ? ", and the identity provider's tokens issued until now" : ''}${revoked.scrobblers > 0 ? `; deleted ${revoked.scrobblers} scrobbler(s)` : ''}\n`,
       );
       return;
     }

@@ -1,6 +1,7 @@
 import { isMediaType, mediaTypeChoices, type MediaType } from '../media-types/media-type';
 import { byMediaType, DESCRIPTOR_LIST, descriptorOf, type TitleCount } from '../media-types';
 import { factsOfRecord, type TitleFacts } from './title-facts';
+import { CROSS_REF_KINDS, type CrossRefs } from './title-names';
 
 /** One title as the import file and the database hold it (contract §1). */
 export interface TitleRecord {
@@ -14,6 +15,8 @@ export interface TitleRecord {
   volumes: number | null;
   /** Year, season, format and tags (contract §22); absent: none known (NO_FACTS). */
   facts?: TitleFacts;
+  /** `ids` and `synonyms` (contract §21); absent when the record gives neither. */
+  crossRefs?: { ids: CrossRefs; synonyms: string[] };
 }
 
 export class CatalogFileError extends Error {}
@@ -50,6 +53,7 @@ export function parseCatalogFile(text: string): TitleRecord[] {
   if (!Array.isArray(data)) throw new CatalogFileError('the file must hold a JSON array of titles');
 
   const seen = byMediaType(() => ({ ids: new Set<number>(), externalIds: new Set<number>() }));
+  const refHolders = new Map<string, number>();
   return data.map((raw: unknown, index) => {
     const record = parseRecord(raw, `record ${index + 1}`);
     const where = `record ${index + 1} (${record.mediaType} id ${record.id})`;
@@ -60,6 +64,15 @@ export function parseCatalogFile(text: string): TitleRecord[] {
     }
     known.ids.add(record.id);
     if (record.externalId !== null) known.externalIds.add(record.externalId);
+    for (const [kind, refId] of Object.entries(record.crossRefs?.ids ?? {})) {
+      const holder = refHolders.get(`${record.mediaType}:${kind}:${refId}`);
+      if (holder !== undefined) {
+        throw new CatalogFileError(
+          `${where}: ids.${kind} ${refId} is also given to ${record.mediaType} id ${holder}`,
+        );
+      }
+      refHolders.set(`${record.mediaType}:${kind}:${refId}`, record.id);
+    }
     return record;
   });
 }
@@ -118,7 +131,46 @@ function parseRecord(raw: unknown, where: string): TitleRecord {
   for (const property of descriptorOf(mediaType).catalogCounts) {
     parsed[property] = count(COUNT_FIELDS[property]);
   }
+  const crossRefs = crossRefsOf(record, fail);
+  if (crossRefs) parsed.crossRefs = crossRefs;
   return parsed;
+}
+
+/** The record's `ids` ({anilist, anidb, kitsu}: positive integers) and `synonyms` (contract §21). */
+function crossRefsOf(
+  record: Record<string, unknown>,
+  fail: (message: string) => never,
+): TitleRecord['crossRefs'] {
+  const rawIds = record.ids ?? null;
+  const rawSynonyms = record.synonyms ?? null;
+  if (rawIds === null && rawSynonyms === null) return undefined;
+  const ids: CrossRefs = {};
+  if (rawIds !== null) {
+    if (typeof rawIds !== 'object' || Array.isArray(rawIds)) {
+      fail('ids must be an object of anilist, anidb and kitsu ids');
+    }
+    for (const kind of CROSS_REF_KINDS) {
+      const value = (rawIds as Record<string, unknown>)[kind] ?? null;
+      if (value === null) continue;
+      if (!isIntegerIn(value, 1, MAX_ID)) fail(`ids.${kind} must be a positive integer below 2^31`);
+      ids[kind] = value;
+    }
+  }
+  const synonyms: string[] = [];
+  if (rawSynonyms !== null) {
+    if (!Array.isArray(rawSynonyms)) fail('synonyms must be an array of strings');
+    for (const synonym of rawSynonyms as unknown[]) {
+      if (
+        typeof synonym !== 'string' ||
+        synonym.trim() === '' ||
+        synonym.length > MAX_TITLE_LENGTH
+      ) {
+        fail(`synonyms must hold non-empty strings of at most ${MAX_TITLE_LENGTH} characters`);
+      }
+      synonyms.push(synonym);
+    }
+  }
+  return { ids, synonyms };
 }
 
 function isIntegerIn(value: unknown, min: number, max: number): value is number {

@@ -8,6 +8,7 @@ import { offlineDatabaseItems, offlineTitleOf, OfflineTitle } from './offline-da
 import { TitleChangeHooks } from './title-change-hooks';
 import { NO_FACTS, sameFacts, type TitleFacts } from './title-facts';
 import { TitleTag } from './title-tag.entity';
+import { TitleCrossRefsStore, type NamedTitle } from './title-cross-refs';
 import { Title } from './title.entity';
 
 export interface ImportSummary {
@@ -34,6 +35,7 @@ export class CatalogService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly changeHooks: TitleChangeHooks,
+    private readonly crossRefs: TitleCrossRefsStore,
   ) {}
 
   /**
@@ -71,6 +73,7 @@ export class CatalogService {
           );
         }
       }
+      await this.crossRefs.replaceFromFile(manager, records);
       return this.write(manager, { created, changed }, summary);
     });
   }
@@ -134,6 +137,7 @@ export class CatalogService {
       let nextId = Number(highest ?? 0) + 1;
       const created: TitleRecord[] = [];
       const changed: TitleRecord[] = [];
+      const named: NamedTitle[] = [];
       for (const item of batch) {
         const current = existing.get(item.externalId);
         const record: TitleRecord = {
@@ -147,10 +151,12 @@ export class CatalogService {
           volumes: null,
           facts: item.facts,
         };
+        named.push({ ...record, crossRefs: item.crossRefs });
         if (!current) created.push(record);
         else if (sameTitle(current, record)) summary.unchanged += 1;
         else changed.push(record);
       }
+      await this.crossRefs.replaceSkippingTaken(manager, named);
       return this.write(manager, { created, changed }, summary);
     });
   }
@@ -272,9 +278,12 @@ function factsOf(record: TitleRecord): TitleFacts {
   return record.facts ?? NO_FACTS;
 }
 
-/** The record as the columns of `titles` (the tags are rows of `title_tags`). */
+/**
+ * The record as the columns of `titles` (the tags are rows of `title_tags`; the cross-references
+ * are TitleCrossRefsStore's).
+ */
 function columnsOf(record: TitleRecord): Omit<Title, never> {
-  const { facts, ...counts } = record;
+  const { facts, crossRefs: _, ...counts } = record;
   const { year, season, format } = facts ?? NO_FACTS;
   return { ...counts, year, season, format };
 }

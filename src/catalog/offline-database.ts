@@ -8,6 +8,7 @@ import { streamArray } from 'stream-json/streamers/stream-array.js';
 import { startsWithGzipMagic } from '../common/cli/gzip-magic';
 import { CatalogFileError } from './catalog-file';
 import { factsOfOfflineItem, type TitleFacts } from './title-facts';
+import type { CrossRefKind, CrossRefs } from './title-names';
 
 /** An anime title as the manami-project anime-offline-database describes it (contract §14). */
 export interface OfflineTitle {
@@ -16,7 +17,15 @@ export interface OfflineTitle {
   episodes: number | null;
   episodeMinutes: number | null;
   facts: TitleFacts;
+  /** From `sources` (the first of each kind) and `synonyms` (contract §21). */
+  crossRefs: { ids: CrossRefs; synonyms: string[] };
 }
+
+const CROSS_REF_SOURCES: [CrossRefKind, RegExp][] = [
+  ['anilist', /^https?:\/\/anilist\.co\/anime\/(\d{1,10})\/?$/],
+  ['anidb', /^https?:\/\/anidb\.net\/anime\/(\d{1,10})\/?$/],
+  ['kitsu', /^https?:\/\/kitsu\.(?:app|io)\/anime\/(\d{1,10})\/?$/],
+];
 
 const MAL_SOURCE = /^https?:\/\/myanimelist\.net\/anime\/(\d{1,10})\/?$/;
 const MAX_ID = 2 ** 31 - 1;
@@ -66,7 +75,7 @@ export async function* offlineDatabaseItems(file: string): AsyncGenerator<unknow
  */
 export function offlineTitleOf(item: unknown): OfflineTitle | null {
   if (typeof item !== 'object' || item === null) return null;
-  const { sources, title, status, episodes, duration } = item as Record<string, unknown>;
+  const { sources, title, status, episodes, duration, synonyms } = item as Record<string, unknown>;
   if (typeof title !== 'string' || title.trim() === '' || title.length > MAX_TITLE_LENGTH) {
     return null;
   }
@@ -91,11 +100,24 @@ export function offlineTitleOf(item: unknown): OfflineTitle | null {
     unit === 'SECONDS' && typeof value === 'number' && Number.isFinite(value) && value > 0
       ? Math.min(Math.floor(value / 60 + 0.5), MAX_ID)
       : null;
+  const ids: CrossRefs = {};
+  for (const source of Array.isArray(sources) ? sources : []) {
+    for (const [kind, pattern] of CROSS_REF_SOURCES) {
+      const match = typeof source === 'string' ? pattern.exec(source) : null;
+      const id = match ? Number(match[1]) : 0;
+      if (ids[kind] === undefined && id >= 1 && id <= MAX_ID) ids[kind] = id;
+    }
+  }
+  const names = (Array.isArray(synonyms) ? synonyms : []).filter(
+    (name): name is string =>
+      typeof name === 'string' && name.trim() !== '' && name.length <= MAX_TITLE_LENGTH,
+  );
   return {
     externalId,
     title,
     episodes: count,
     episodeMinutes: minutes,
     facts: factsOfOfflineItem(item as Record<string, unknown>),
+    crossRefs: { ids, synonyms: names },
   };
 }

@@ -30,6 +30,8 @@ export interface AppConfig {
   /** As Fastify/Express "trust proxy": false, true, a hop count, or addresses, CIDRs and names like `loopback`. */
   trustProxy: boolean | number | string[];
   rateLimit: { user: RateWindow; ip: RateWindow };
+  /** SCROBBLE_RATE_LIMIT: requests per secret per 60 s at the scrobble receiver (contract §21). */
+  scrobbleRateLimit: number;
   userAgent: {
     blocklist: string[];
     denyThreshold: number;
@@ -148,6 +150,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
         windowSeconds: integer('RATE_LIMIT_IP_WINDOW_SECONDS', 120, 1, 31_536_000),
       },
     },
+    scrobbleRateLimit: integer('SCROBBLE_RATE_LIMIT', 120, 1, 1_000_000_000),
     userAgent: {
       blocklist: (env.UA_BLOCKLIST ?? '')
         .split(',')

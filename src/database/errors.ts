@@ -17,3 +17,11 @@ export function isDeadlock(error: unknown): boolean {
     (error as { code?: unknown } | null)?.code;
   return code === 'ER_LOCK_DEADLOCK';
 }
+
+/** A foreign key's parent row is missing (it was deleted meanwhile), as both drivers report it. */
+export function isMissingParent(error: unknown): boolean {
+  const code =
+    (error as { code?: unknown; driverError?: { code?: unknown } } | null)?.driverError?.code ??
+    (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === 'ER_NO_REFERENCED_ROW_2';
+}

@@ -19,6 +19,7 @@ import { WebhookMessageLeanIndexes1800001100000 } from './migrations/18000011000
 import { WebhookPlainRowids1800001200000 } from './migrations/1800001200000-webhook-plain-rowids';
 import { SqliteTablesAsEntities1800001300000 } from './migrations/1800001300000-sqlite-tables-as-entities';
 import { History1800001400000 } from './migrations/1800001400000-history';
+import { Scrobbling1800001500000 } from './migrations/1800001500000-scrobbling';
 import { Statistics1800001600000 } from './migrations/1800001600000-statistics';
 
 export const MIGRATIONS = [
@@ -39,6 +40,7 @@ export const MIGRATIONS = [
   WebhookPlainRowids1800001200000,
   SqliteTablesAsEntities1800001300000,
   History1800001400000,
+  Scrobbling1800001500000,
   Statistics1800001600000,
 ];
 

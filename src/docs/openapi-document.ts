@@ -83,6 +83,8 @@ export function completeDocument(document: OpenAPIObject): void {
   for (const [path, pathItem] of Object.entries(document.paths)) {
     const api = path.startsWith('/v1/');
     const oauthJson = /^\/oauth\/(token|revoke|introspect)$/.test(path);
+    // The scrobble receiver (contract §21) answers its errors as problem+json too.
+    const problems = api || path.startsWith('/scrobble/');
     for (const method of HTTP_METHODS) {
       const operation = pathItem[method];
       if (!operation) continue;
@@ -99,7 +101,7 @@ export function completeDocument(document: OpenAPIObject): void {
           ...response.headers,
         };
         // 415 comes from refuseEncodedBodies as problem+json on every route.
-        if ((api && code >= 400) || code === 415) {
+        if ((problems && code >= 400) || code === 415) {
           response.content = {
             'application/problem+json': {
               schema: { $ref: '#/components/schemas/Problem' },

@@ -59,6 +59,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly scrobbles = new Counter({
+    name: 'scrobbles_total',
+    help: 'Requests of media servers to the scrobble receiver, by scrobbler kind and outcome',
+    labelNames: ['kind', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
@@ -96,6 +103,11 @@ export class MetricsService {
 
   countWebhookDelivery(outcome: WebhookDeliveryOutcome): void {
     this.webhookDeliveries.inc({ outcome });
+  }
+
+  /** `kind` and `outcome` are the bounded names of contract §21, never a secret or a name. */
+  countScrobble(kind: string, outcome: string): void {
+    this.scrobbles.inc({ kind, outcome });
   }
 
   countPurged(kind: string, rows: number): void {

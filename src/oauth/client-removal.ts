@@ -5,9 +5,11 @@ import { TokensService } from '../auth/tokens.service';
 import { runTransaction } from '../database/transactions';
 import { ClientRegistrationError, ClientsService } from './clients.service';
 import { GrantsService } from './grants.service';
+import { ScrobblersService } from '../scrobbling/scrobblers.service';
 
 /**
- * `clients delete`: the client with its grants, codes, refresh and access tokens, in one
+ * `clients delete`: the client with its grants, codes, refresh and access tokens and the
+ * scrobblers its tokens created (contract §21), in one
  * transaction. Every request looks its token up in the database, so none of them works from the
  * next request on, on every instance.
  */
@@ -18,6 +20,7 @@ export class ClientRemoval {
     private readonly clients: ClientsService,
     private readonly grants: GrantsService,
     private readonly accessTokens: TokensService,
+    private readonly scrobblers: ScrobblersService,
   ) {}
 
   async delete(clientId: string): Promise<void> {
@@ -25,6 +28,7 @@ export class ClientRemoval {
     if (!client) throw new ClientRegistrationError(`no client with client_id "${clientId}"`);
     await runTransaction(this.dataSource, async (manager) => {
       await this.accessTokens.deleteOfClient(manager, client.clientId);
+      await this.scrobblers.deleteOfClient(manager, client.clientId);
       await this.grants.deleteOfClient(manager, client.id);
       await this.clients.delete(manager, client.id);
     });

@@ -58,7 +58,7 @@ export const DeleteClientCommand = deleteCommand(ClientRemoval, {
   className: 'DeleteClientCommand',
   arguments: '<client_id>',
   description:
-    'Delete a client with its authorizations, codes, access and refresh tokens: refused from the next request on, on every instance',
+    'Delete a client with its authorizations, codes, access and refresh tokens and the scrobblers its tokens created: refused from the next request on, on every instance',
 });
 
 export const RotateClientSecretCommand = serviceCommand(ClientsService, {

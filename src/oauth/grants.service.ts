@@ -1,3 +1,4 @@
+import { ScrobblersService } from '../scrobbling/scrobblers.service';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, FindOptionsRelations, FindOptionsWhere, IsNull, Repository } from 'typeorm';
@@ -87,6 +88,7 @@ export class GrantsService {
     @InjectRepository(AuthorizationCode) private readonly codes: Repository<AuthorizationCode>,
     @InjectRepository(RefreshToken) private readonly refreshTokens: Repository<RefreshToken>,
     private readonly accessTokens: TokensService,
+    private readonly scrobblers: ScrobblersService,
   ) {}
 
   async open(oauthClientId: number, userId: number): Promise<number> {
@@ -109,6 +111,18 @@ export class GrantsService {
     await this.grants.update({ id: grantId, revokedAt: IsNull() }, { revokedAt: now });
     await this.refreshTokens.update({ grantId, revokedAt: IsNull() }, { revokedAt: now });
     await this.accessTokens.revokeGrant(grantId);
+    // The scrobblers the client's tokens created for the user are write credentials too.
+    const grant = await this.grants.findOne({
+      where: { id: grantId },
+      relations: { client: true },
+    });
+    if (grant?.client) {
+      await this.scrobblers.deleteOfClient(
+        this.grants.manager,
+        grant.client.clientId,
+        grant.userId,
+      );
+    }
   }
 
   /**

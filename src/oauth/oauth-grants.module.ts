@@ -7,6 +7,7 @@ import { OAuthGrant } from './entities/oauth-grant.entity';
 import { RefreshToken } from './entities/refresh-token.entity';
 import { GrantsService } from './grants.service';
 import { OAuthClientsModule } from './oauth-clients.module';
+import { ScrobblersModule } from '../scrobbling/scrobblers.module';
 
 /**
  * Grants with their codes and refresh tokens, for the admin CLI (a user's tokens, deleting a
@@ -17,6 +18,7 @@ import { OAuthClientsModule } from './oauth-clients.module';
     TypeOrmModule.forFeature([OAuthGrant, AuthorizationCode, RefreshToken]),
     OAuthClientsModule,
     TokensModule,
+    ScrobblersModule,
   ],
   providers: [GrantsService, ClientRemoval],
   exports: [GrantsService, ClientRemoval],

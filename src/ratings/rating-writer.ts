@@ -9,12 +9,20 @@ import { entryAfterPut, foundTitle } from './rating-rules';
 import type { RatingWriteHooks } from './rating-write-hooks';
 import { changesPublicView } from '../media-types/public-view.policy';
 import { ListVersionsRepository } from './list-versions.repository';
-import { RatingsRepository, TitleKey, viewOfRow, viewOfWritten } from './ratings.repository';
+import type { RatingView } from '../media-types';
+import {
+  RatingsRepository,
+  TitleKey,
+  TitleWithEntryRow,
+  viewOfRow,
+  viewOfWritten,
+} from './ratings.repository';
 
 /** The user a batch of writes is made for, when the caller knows it: a request's principal. */
 export interface WriteAuthor {
   id: number;
-  name: string;
+  /** Null when the caller does not know it (a scrobble): hooks that need it read it then. */
+  name: string | null;
   /** The name of the OAuth client the request's token was issued to, if any (RatingChange.client). */
   clientName?: string | null;
 }
@@ -31,6 +39,8 @@ export class RatingWriter {
   /** The writes made so far, in order: the events sent after the commit. */
   readonly changes: RatingChange[] = [];
   private readonly versionBumped = new Set<number>();
+  /** Users whose list this transaction holds (holdList) without having moved its version. */
+  private readonly held = new Set<number>();
   /** `userId:mediaType` of the lists whose public view a write of this batch changed. */
   private readonly publicChanged = new Map<string, { userId: number; mediaType: MediaType }>();
 
@@ -44,19 +54,48 @@ export class RatingWriter {
     private readonly source: WriteSource = 'api',
   ) {}
 
-  /** Creates or updates the user's entry, with the same rules as PUT; returns the write. */
+  /**
+   * The title and the user's entry as they stand, read under the lock of the user's lists taken
+   * without moving their version: for a caller that decides whether to write at all (a scrobble
+   * whose outcome may write nothing). Undefined when the catalog has no such title.
+   */
+  async current(
+    userId: number,
+    mediaType: MediaType,
+    key: TitleKey,
+  ): Promise<{ title: TitleWithEntryRow; entry: RatingView | null } | undefined> {
+    if (!this.versionBumped.has(userId) && !this.held.has(userId)) {
+      await this.users.holdList(userId, this.manager);
+      this.held.add(userId);
+    }
+    const row = await this.repository.titleWithEntry(userId, mediaType, key, this.manager);
+    if (!row) return undefined;
+    return { title: row, entry: row.entry_id === null ? null : viewOfRow(mediaType, row) };
+  }
+
+  /**
+   * Creates or updates the user's entry, with the same rules as PUT; returns the write. `client`
+   * names the write's client when it differs from the batch's (a scrobbler's kind, per write);
+   * `current`, the title and entry current() read in this transaction, saves reading them again
+   * (nothing can have changed them since: the list's lock is held).
+   */
   async put(
     userId: number,
     mediaType: MediaType,
     key: TitleKey,
     body: PutRatingDto,
+    client?: string,
+    current?: TitleWithEntryRow,
   ): Promise<RatingChange> {
     const revision = await this.lock(userId, mediaType);
-    const row = foundTitle(
-      await this.repository.titleWithEntry(userId, mediaType, key, this.manager),
-      mediaType,
-      key,
-    );
+    const row =
+      current && this.held.has(userId)
+        ? current
+        : foundTitle(
+            await this.repository.titleWithEntry(userId, mediaType, key, this.manager),
+            mediaType,
+            key,
+          );
     const fields = entryAfterPut(mediaType, row, body);
     const now = nowToTheSecond();
     const created = row.entry_id === null;
@@ -81,14 +120,13 @@ export class RatingWriter {
     if (changesPublicView(previous, entry)) {
       this.publicViewChanged(userId, mediaType);
     }
-    return this.record(userId, mediaType, row, {
-      kind: created ? 'created' : 'updated',
-      revision,
-      entry,
-      previous,
-      body,
-      at: now,
-    });
+    return this.record(
+      userId,
+      mediaType,
+      row,
+      { kind: created ? 'created' : 'updated', revision, entry, previous, body, at: now },
+      client,
+    );
   }
 
   /** Deletes the user's entry (404 when the title is unknown or has no entry); returns the write. */
@@ -146,8 +184,9 @@ export class RatingWriter {
     return this.author?.id === userId ? this.author.name : null;
   }
 
+  /** The OAuth client's name for `api` writes, the scrobbler's kind for `scrobble` (contract §20). */
   private clientOf(userId: number): string | null {
-    if (this.source !== 'api' || this.author?.id !== userId) return null;
+    if (this.source === 'import' || this.author?.id !== userId) return null;
     return this.author.clientName ?? null;
   }
 
@@ -180,6 +219,7 @@ export class RatingWriter {
     mediaType: MediaType,
     row: { id: number; external_id: number | null },
     write: Pick<RatingChange, 'kind' | 'revision' | 'entry' | 'previous' | 'body' | 'at'>,
+    client?: string,
   ): Promise<RatingChange> {
     const change: RatingChange = {
       ...write,
@@ -189,7 +229,7 @@ export class RatingWriter {
       titleId: row.id,
       externalId: row.external_id,
       source: this.source,
-      client: this.clientOf(userId),
+      client: client ?? this.clientOf(userId),
     };
     await this.hooks.run(this.manager, change);
     this.changes.push(change);

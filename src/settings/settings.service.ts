@@ -46,8 +46,11 @@ export class SettingsService {
     return next;
   }
 
-  async timeZoneOf(userId: number): Promise<string> {
-    return (await this.get(userId)).time_zone;
+  /** `manager`: read in the caller's transaction (a scrobble's, which dates what it writes). */
+  async timeZoneOf(userId: number, manager?: EntityManager): Promise<string> {
+    if (!manager) return (await this.get(userId)).time_zone;
+    const rows = await manager.query<{ time_zone: string }[]>(SETTINGS_SQL, [userId]);
+    return rows[0]?.time_zone ?? DEFAULT_TIME_ZONE;
   }
 
   /** Forgets the user's settings, in the caller's transaction (erasing the user). */

@@ -170,6 +170,16 @@ export class UsersService {
     await manager.query(BUMP_LIST_VERSION_SQL, [userId]);
   }
 
+  /**
+   * Takes the row lock listChanged takes, without moving the version (MySQL/MariaDB; a SQLite
+   * transaction already holds the database's write lock): the user's writes wait for the caller's
+   * transaction, which may end up writing nothing.
+   */
+  async holdList(userId: number, manager: EntityManager): Promise<void> {
+    if (manager.connection.options.type === 'better-sqlite3') return;
+    await manager.query('SELECT id FROM users WHERE id = ? FOR UPDATE', [userId]);
+  }
+
   /** listChanged for several users at once. */
   async listsChanged(userIds: number[], manager: EntityManager): Promise<void> {
     for (let i = 0; i < userIds.length; i += BUMP_BATCH) {

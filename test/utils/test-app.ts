@@ -78,6 +78,12 @@ export function useTestApp(
 export async function resetDatabase(app: NestFastifyApplication): Promise<void> {
   const dataSource = app.get(DataSource);
   for (const table of [
+    'scrobble_recent',
+    'scrobble_unmatched',
+    'scrobble_mappings',
+    'scrobblers',
+    'title_refs',
+    'title_names',
     'webhook_attempts',
     'webhook_messages',
     'webhooks',
@@ -115,6 +121,12 @@ export function api(app: NestFastifyApplication, token?: string) {
   return {
     get: (path: string) => withHeaders(request(server).get(path)),
     delete: (path: string) => withHeaders(request(server).delete(path)),
+    post: (path: string, body?: unknown) => {
+      const test = withHeaders(request(server).post(path));
+      return body === undefined
+        ? test
+        : test.set('Content-Type', 'application/json').send(JSON.stringify(body));
+    },
     put: (path: string, body?: unknown) => {
       const test = withHeaders(request(server).put(path));
       return body === undefined

@@ -1,0 +1,106 @@
+import { Controller, Headers, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ScrobbleOutcomeView } from './scrobblers.dto';
+import { ScrobblingService, type ScrobbleAnswer } from './scrobbling.service';
+
+/** The path pattern of the receiver (its secret never reaches logs or metrics: they print this). */
+export const SCROBBLE_ROUTE = '/scrobble/:secret';
+
+/**
+ * POST /scrobble/{secret}: called by media servers, outside the /v1 pipeline (no bearer token, no
+ * User-Agent rule, no IP denial); its own limits: 120 requests per minute per secret, 2 MiB.
+ */
+@ApiTags('scrobbling')
+@Controller('scrobble')
+export class ScrobbleReceiverController {
+  constructor(private readonly scrobbling: ScrobblingService) {}
+
+  @Post(':secret')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'scrobble',
+    summary: "Receive a media server's event (the URL a scrobbler was created with)",
+    description:
+      'No bearer token: the secret in the path is the credential. Bodies: application/json and text/plain holding JSON (every kind), application/x-www-form-urlencoded (jellyfin), multipart/form-data with the JSON in the part `payload` (plex) or `data` (emby); other types 415. At most 2 MiB (413); 120 requests per 60 s per secret (429 with Retry-After). Every recognised request is 200 with its outcome; media servers do not retry, so what was refused is lost.',
+  })
+  @ApiParam({ name: 'secret', description: "The secret of the scrobbler's URL" })
+  @ApiConsumes(
+    'application/json',
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data',
+  )
+  @ApiBody({
+    schema: { type: 'object', additionalProperties: true },
+    examples: {
+      generic: {
+        value: {
+          event: 'watched',
+          media_type: 'anime',
+          ids: { mal: 5114 },
+          title: 'Fullmetal Alchemist: Brotherhood',
+          episode: 5,
+        },
+      },
+      jellyfin: {
+        value: {
+          NotificationType: 'PlaybackStop',
+          ItemType: 'Episode',
+          PlayedToCompletion: true,
+          SeriesName: 'Frieren',
+          SeasonNumber: 1,
+          EpisodeNumber: 5,
+          NotificationUsername: 'alice',
+        },
+      },
+    },
+  })
+  @ApiOkResponse({
+    type: ScrobbleOutcomeView,
+    content: {
+      'application/json': {
+        examples: {
+          updated: { value: { outcome: 'updated', title_id: 12, episodes_watched: 5 } },
+          unmatched: { value: { outcome: 'unmatched', title_id: null, episodes_watched: null } },
+        },
+      },
+    },
+  })
+  @ApiResponse({
+    status: 400,
+    description: "The body cannot be read as a payload of the scrobbler's kind",
+  })
+  @ApiResponse({
+    status: 404,
+    description: 'No scrobbler has this secret (deleted, or its secret replaced)',
+  })
+  @ApiResponse({ status: 413, description: 'The body is larger than 2 MiB' })
+  @ApiResponse({
+    status: 415,
+    description: "A Content-Type the scrobbler's kind does not take, or none",
+  })
+  @ApiResponse({
+    status: 429,
+    description: 'More than 120 requests in 60 s for this secret; carries Retry-After',
+  })
+  @ApiResponse({ status: 503, description: 'The database does not answer: the event is lost' })
+  receive(
+    @Param('secret') secret: string,
+    @Headers('content-type') contentType: string | undefined,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ScrobbleAnswer> {
+    return this.scrobbling.receive(secret, contentType, request.body, (headers) => {
+      void reply.headers(headers);
+    });
+  }
+}
