@@ -283,9 +283,21 @@ function factsOf(record: TitleRecord): TitleFacts {
  * are TitleCrossRefsStore's).
  */
 function columnsOf(record: TitleRecord): Omit<Title, never> {
-  const { facts, crossRefs: _, ...counts } = record;
-  const { year, season, format } = facts ?? NO_FACTS;
-  return { ...counts, year, season, format };
+  const { mediaType, id, externalId, title, episodes, episodeMinutes, chapters, volumes } = record;
+  const { year, season, format } = factsOf(record);
+  return {
+    mediaType,
+    id,
+    externalId,
+    title,
+    episodes,
+    episodeMinutes,
+    chapters,
+    volumes,
+    year,
+    season,
+    format,
+  };
 }
 
 /** An external id may not move to a title while a title outside the file still holds it. */
