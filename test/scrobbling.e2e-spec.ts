@@ -530,6 +530,31 @@ describe('scrobbling (contract §21)', () => {
       expect(await entry('anime', 3)).toMatchObject({ is_visible: true });
     });
 
+    it('a movie watched again: the rewatch opens a viewing and finishes it in the same write', async () => {
+      const { url } = await create({ kind: 'generic', name: 'G', rewatches: true });
+      const watchedMovie = () =>
+        scrobble(url, { event: 'watched', ids: { anidb: 11829 } }).expect(200);
+      expect((await watchedMovie()).body.outcome).toBe('created');
+      const movie = () => entry('anime', 2);
+      expect(await movie()).toMatchObject({ status: 'completed', times_rewatched: 0 });
+      // Another scrobbler: no duplicate within the 10 minutes.
+      const again = await create({ kind: 'generic', name: 'G2', rewatches: true });
+      const rewatch = await scrobble(again.url, { event: 'watched', ids: { anidb: 11829 } });
+      expect(rewatch.body).toEqual({ outcome: 'updated', title_id: 2, episodes_watched: 1 });
+      expect(await movie()).toMatchObject({
+        status: 'completed',
+        is_rewatching: false,
+        times_rewatched: 1,
+        episodes_watched: 1,
+      });
+      const viewings = (await api(app, token).get('/v1/my/anime/2/viewings').expect(200))
+        .body as Json[];
+      expect(viewings).toMatchObject([
+        { number: 1, state: 'finished', progress: 1 },
+        { number: 2, state: 'finished', progress: 1 },
+      ]);
+    });
+
     it('the same episode again within 10 minutes is a duplicate that writes nothing', async () => {
       const { url } = await create({ kind: 'jellyfin', name: 'J' });
       const stop = fixture('jellyfin/playback-stop-episode');

@@ -58,7 +58,7 @@ export class HistoryRecorder {
     const isEvent = Object.keys(changes).length > 0;
     const repeatingMoved =
       previous !== null && repeatingOf(mediaType, previous) !== repeatingOf(mediaType, next);
-    if (!isEvent && !repeatingMoved) return;
+    if (!isEvent && !repeatingMoved && !change.rewatchedAtOnce) return;
 
     const now = new Date();
     const before = previous === null ? null : factsOf(mediaType, previous);
@@ -81,6 +81,7 @@ export class HistoryRecorder {
       factsOf(mediaType, next),
       change.body ?? {},
       now,
+      change.rewatchedAtOnce,
     );
     const toSave = new Map(changed.map((viewing) => [viewing.number, viewing]));
     if (stored === null && latest !== null && !toSave.has(latest.number)) {
@@ -98,7 +99,8 @@ export class HistoryRecorder {
       );
     }
     // Rule 1 opened a viewing: progress restarts from 0 (the rise statistics count, §22).
-    const restarted = !before?.repeating && factsOf(mediaType, next).repeating;
+    const restarted =
+      change.rewatchedAtOnce || (!before?.repeating && factsOf(mediaType, next).repeating);
     if (isEvent) await this.insertEvent(em, change, now, eventViewing, changes, restarted);
   }
 

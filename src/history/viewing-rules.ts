@@ -87,6 +87,7 @@ export function viewingsAfterWrite(
   next: EntryFacts,
   given: GivenDates,
   now: Date,
+  rewatchedAtOnce = false,
 ): ViewingsAfterWrite {
   const commitTime = now.toISOString();
   const startedAt =
@@ -126,8 +127,8 @@ export function viewingsAfterWrite(
   const wasRepeating = previous?.repeating ?? false;
   const previousProgress = previous?.progress ?? 0;
 
-  // 1. Rewatch.
-  if (!wasRepeating && next.repeating) {
+  // 1. Rewatch (one that also finished in this write turned the flag on and off again).
+  if ((!wasRepeating && next.repeating) || rewatchedAtOnce) {
     if (open) close(open, previousStatus === 'completed' ? 'finished' : 'abandoned');
     openNext();
   }
@@ -144,7 +145,8 @@ export function viewingsAfterWrite(
     }
     if (
       (next.status === 'completed' && previousStatus !== 'completed') ||
-      (wasRepeating && !next.repeating)
+      (wasRepeating && !next.repeating) ||
+      rewatchedAtOnce
     ) {
       close(current, 'finished');
     } else if (next.status === 'dropped' && previousStatus !== 'dropped') {

@@ -27,6 +27,22 @@ export interface WriteAuthor {
   clientName?: string | null;
 }
 
+/** What a write of another module than the API's tells put() besides the body. */
+export interface PutOptions {
+  /** The write's client when it differs from the batch's (a scrobbler's kind, per write). */
+  client?: string;
+  /**
+   * The title and entry current() read in this transaction: saves reading them again (nothing
+   * can have changed them since, the list's lock is held).
+   */
+  current?: TitleWithEntryRow;
+  /**
+   * The write starts a rewatch (reread) and finishes it at once (a scrobbled movie watched again):
+   * `is_rewatching` stays false, `times_rewatched` rises, and the history opens and closes a viewing.
+   */
+  rewatchedAtOnce?: boolean;
+}
+
 /**
  * Writes entries inside one transaction (see RatingsService.inWriteTransaction). Each write:
  * locks the user's list (list version, then the revision counter of the media type), reads the
@@ -74,18 +90,14 @@ export class RatingWriter {
   }
 
   /**
-   * Creates or updates the user's entry, with the same rules as PUT; returns the write. `client`
-   * names the write's client when it differs from the batch's (a scrobbler's kind, per write);
-   * `current`, the title and entry current() read in this transaction, saves reading them again
-   * (nothing can have changed them since: the list's lock is held).
+   * Creates or updates the user's entry, with the same rules as PUT; returns the write.
    */
   async put(
     userId: number,
     mediaType: MediaType,
     key: TitleKey,
     body: PutRatingDto,
-    client?: string,
-    current?: TitleWithEntryRow,
+    { client, current, rewatchedAtOnce = false }: PutOptions = {},
   ): Promise<RatingChange> {
     const revision = await this.lock(userId, mediaType);
     const row =
@@ -124,7 +136,15 @@ export class RatingWriter {
       userId,
       mediaType,
       row,
-      { kind: created ? 'created' : 'updated', revision, entry, previous, body, at: now },
+      {
+        kind: created ? 'created' : 'updated',
+        revision,
+        entry,
+        previous,
+        body,
+        at: now,
+        rewatchedAtOnce,
+      },
       client,
     );
   }
@@ -218,10 +238,12 @@ export class RatingWriter {
     userId: number,
     mediaType: MediaType,
     row: { id: number; external_id: number | null },
-    write: Pick<RatingChange, 'kind' | 'revision' | 'entry' | 'previous' | 'body' | 'at'>,
+    write: Pick<RatingChange, 'kind' | 'revision' | 'entry' | 'previous' | 'body' | 'at'> &
+      Partial<Pick<RatingChange, 'rewatchedAtOnce'>>,
     client?: string,
   ): Promise<RatingChange> {
     const change: RatingChange = {
+      rewatchedAtOnce: false,
       ...write,
       userId,
       userName: this.nameOf(userId),

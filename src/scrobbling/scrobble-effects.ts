@@ -47,6 +47,8 @@ export interface EffectInput {
 export async function scrobbleEffect(input: EffectInput): Promise<{
   outcome: EffectOutcome;
   body: Record<string, unknown> | null;
+  /** The body starts a rewatch and finishes it in the same write (E = 1 is the last episode). */
+  rewatchedAtOnce?: boolean;
 }> {
   const { progress, repeating, times } = SCROBBLE_FIELDS[input.mediaType];
   const { entry, count } = input;
@@ -91,6 +93,7 @@ export async function scrobbleEffect(input: EffectInput): Promise<{
         [repeating]: !finishes,
         ...(finishes ? { [times]: Number(values[times] ?? 0) + 1 } : {}),
       },
+      rewatchedAtOnce: finishes,
     };
   }
   if (input.replay && current >= episode) return { outcome: 'unchanged', body: null };

@@ -218,8 +218,7 @@ export class ScrobblingService {
         mediaType,
         { id: titleId, byExternalId: false },
         effect.body as unknown as PutRatingDto,
-        input.kind,
-        input.row,
+        { client: input.kind, current: input.row, rewatchedAtOnce: effect.rewatchedAtOnce },
       );
       const after = change.entry as unknown as Record<string, unknown>;
       return { outcome: effect.outcome, progress: Number(after[progress] ?? 0) };
