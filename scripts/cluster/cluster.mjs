@@ -11,10 +11,13 @@
 //
 // CLUSTER_DIR (default /tmp/ratings-cluster) holds every data folder, log and pid file.
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, openSync, chownSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, openSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
+import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
+import mysql from 'mysql2/promise';
 
 export const DIR = process.env.CLUSTER_DIR || '/tmp/ratings-cluster';
 export const NODES = [1, 2, 3].map((n) => ({
@@ -36,9 +39,9 @@ export const REDIS_URL = `redis+sentinel://${SENTINELS.map((port) => `127.0.0.1:
 const PROVIDER = ['/usr/lib/galera/libgalera_smm.so', '/usr/lib/libgalera_smm.so'].find(existsSync);
 const GCOMM = `gcomm://${NODES.map((node) => `127.0.0.1:${node.galeraPort}`).join(',')}`;
 
-const nodeDir = (n) => join(DIR, `node${n}`);
-const pidFile = (name) => join(DIR, `${name}.pid`);
-const log = (line) => process.stderr.write(`cluster: ${line}\n`);
+const nodeDir = (/** @type {number} */ n) => join(DIR, `node${n}`);
+const pidFile = (/** @type {string} */ name) => join(DIR, `${name}.pid`);
+const log = (/** @type {string} */ line) => process.stderr.write(`cluster: ${line}\n`);
 
 function mysqlIds() {
   try {
@@ -51,11 +54,13 @@ function mysqlIds() {
   }
 }
 
+/** @param {string} path */
 function ownByMysql(path) {
   const ids = mysqlIds();
   if (ids && process.getuid?.() === 0) execFileSync('chown', ['-R', `${ids.uid}:${ids.gid}`, path]);
 }
 
+/** @param {(typeof NODES)[number]} node */
 function config(node) {
   const dir = nodeDir(node.n);
   return `[mariadbd]
@@ -87,6 +92,7 @@ wsrep_sst_receive_address=127.0.0.1:${node.sstPort}
 `;
 }
 
+/** @param {number} pid */
 function alive(pid) {
   try {
     process.kill(pid, 0);
@@ -96,6 +102,7 @@ function alive(pid) {
   }
 }
 
+/** @param {string} name */
 export function pidOf(name) {
   try {
     const pid = Number(readFileSync(pidFile(name), 'utf8'));
@@ -105,6 +112,11 @@ export function pidOf(name) {
   }
 }
 
+/**
+ * @param {string} name
+ * @param {string} command
+ * @param {string[]} args
+ */
 function launch(name, command, args) {
   const out = openSync(join(DIR, `${name}.log`), 'a');
   const child = spawn(command, args, { detached: true, stdio: ['ignore', out, out] });
@@ -113,6 +125,7 @@ function launch(name, command, args) {
   return child.pid;
 }
 
+/** @param {number} port @returns {Promise<boolean>} */
 function portOpen(port) {
   return new Promise((resolve) => {
     const socket = createConnection(port, '127.0.0.1');
@@ -121,18 +134,17 @@ function portOpen(port) {
   });
 }
 
-async function mysql() {
-  const { createRequire } = await import('node:module');
-  return createRequire(import.meta.url)('mysql2/promise');
-}
-
 /** wsrep_ready ON and Synced (4), or null when the node does not answer. */
+/**
+ * @param {number} n
+ * @param {{ user?: string, password?: string, socketPath?: string }} [options]
+ */
 export async function nodeState(n, options = {}) {
-  const { createConnection: connect } = await mysql();
   const node = NODES[n - 1];
+  /** @type {import('mysql2/promise').Connection | undefined} */
   let connection;
   try {
-    connection = await connect({
+    connection = await mysql.createConnection({
       host: '127.0.0.1',
       port: node.sqlPort,
       user: options.user ?? USER,
@@ -140,10 +152,12 @@ export async function nodeState(n, options = {}) {
       socketPath: options.socketPath,
       connectTimeout: 2000,
     });
-    const [rows] = await connection.query({
-      sql: "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_local_state', 'wsrep_cluster_size')",
-      timeout: 2000,
-    });
+    const [rows] = /** @type {[{ Variable_name: string, Value: string }[], unknown]} */ (
+      await connection.query({
+        sql: "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_local_state', 'wsrep_cluster_size')",
+        timeout: 2000,
+      })
+    );
     const status = Object.fromEntries(rows.map((row) => [row.Variable_name, row.Value]));
     return {
       ready: status.wsrep_ready === 'ON' && status.wsrep_local_state === '4',
@@ -156,6 +170,11 @@ export async function nodeState(n, options = {}) {
   }
 }
 
+/**
+ * @param {string} what
+ * @param {() => Promise<boolean>} check
+ * @param {number} seconds
+ */
 async function waitFor(what, check, seconds) {
   const deadline = Date.now() + seconds * 1000;
   while (Date.now() < deadline) {
@@ -166,6 +185,10 @@ async function waitFor(what, check, seconds) {
 }
 
 /** Starts node n (bootstrapping a new cluster with `bootstrap`) and waits until it is synced. */
+/**
+ * @param {number} n
+ * @param {{ bootstrap?: boolean, seconds?: number }} [options]
+ */
 export async function startNode(n, { bootstrap = false, seconds = 90 } = {}) {
   const node = NODES[n - 1];
   if (pidOf(`node${n}`)) throw new Error(`node${n} already runs`);
@@ -194,38 +217,56 @@ async function bootstrapFirst() {
   const dir = nodeDir(1);
   mkdirSync(join(dir, 'data'), { recursive: true });
   ownByMysql(dir);
-  execFileSync('mariadb-install-db', [
-    '--no-defaults',
-    '--user=mysql',
-    `--datadir=${join(dir, 'data')}`,
-    '--auth-root-authentication-method=normal',
-    '--skip-test-db',
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'mariadb-install-db',
+    [
+      '--no-defaults',
+      '--user=mysql',
+      `--datadir=${join(dir, 'data')}`,
+      '--auth-root-authentication-method=normal',
+      '--skip-test-db',
+    ],
+    { stdio: 'ignore' },
+  );
   await startNode(1, { bootstrap: true });
-  const { createConnection: connect } = await mysql();
-  const root = await connect({ socketPath: join(dir, 'mysqld.sock'), user: 'root' });
+  const root = await mysql.createConnection({ socketPath: join(dir, 'mysqld.sock'), user: 'root' });
   await root.query(`CREATE USER IF NOT EXISTS '${USER}'@'%' IDENTIFIED BY '${PASSWORD}'`);
   await root.query(`GRANT ALL PRIVILEGES ON *.* TO '${USER}'@'%' WITH GRANT OPTION`);
   await root.query(`CREATE DATABASE IF NOT EXISTS ${DATABASE} CHARACTER SET utf8mb4`);
   await root.end();
 }
 
+/** @param {'primary' | 'replica'} role */
 export function redisArgs(role) {
   const port = REDIS[role];
   const args = [
-    '--port', String(port), '--bind', '127.0.0.1', '--dir', DIR, '--save', '', '--appendonly', 'no',
-    '--dbfilename', `redis-${role}.rdb`, '--daemonize', 'no',
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    DIR,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dbfilename',
+    `redis-${role}.rdb`,
+    '--daemonize',
+    'no',
   ];
   if (role === 'replica') args.push('--replicaof', '127.0.0.1', String(REDIS.primary));
   return args;
 }
 
+/** @param {'primary' | 'replica'} role */
 export async function startRedis(role) {
   if (pidOf(`redis-${role}`)) throw new Error(`redis-${role} already runs`);
   launch(`redis-${role}`, 'redis-server', redisArgs(role));
   await waitFor(`redis-${role}`, () => portOpen(REDIS[role]), 10);
 }
 
+/** @param {number} i */
 async function startSentinel(i) {
   const port = SENTINELS[i];
   const file = join(DIR, `sentinel-${port}.conf`);
@@ -266,6 +307,10 @@ export async function start() {
   process.stdout.write(`DATABASE_URL=${DATABASE_URL}\nREDIS_URL=${REDIS_URL}\n`);
 }
 
+/**
+ * @param {string} name
+ * @param {NodeJS.Signals} [signal]
+ */
 export async function stopProcess(name, signal = 'SIGTERM') {
   const pid = pidOf(name);
   if (!pid) return;
@@ -296,31 +341,38 @@ async function status() {
     );
   }
   for (const role of ['primary', 'replica']) {
-    process.stdout.write(`redis-${role} 127.0.0.1:${REDIS[role]} ${pidOf(`redis-${role}`) ? 'up' : 'down'}\n`);
+    process.stdout.write(
+      `redis-${role} 127.0.0.1:${REDIS[role]} ${pidOf(`redis-${role}`) ? 'up' : 'down'}\n`,
+    );
   }
   for (const port of SENTINELS) {
-    process.stdout.write(`sentinel 127.0.0.1:${port} ${pidOf(`sentinel-${port}`) ? 'up' : 'down'}\n`);
+    process.stdout.write(
+      `sentinel 127.0.0.1:${port} ${pidOf(`sentinel-${port}`) ? 'up' : 'down'}\n`,
+    );
   }
   process.stdout.write(`DATABASE_URL=${DATABASE_URL}\nREDIS_URL=${REDIS_URL}\n`);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const [command, arg] = process.argv.slice(2);
+  /** @type {Record<string, () => Promise<void>>} */
   const commands = {
     start,
     stop,
     status,
     'start-node': () => startNode(Number(arg)),
-    'start-redis': () => startRedis(arg),
+    'start-redis': () => startRedis(arg === 'replica' ? 'replica' : 'primary'),
   };
   const run = commands[command];
   if (!run) {
-    process.stderr.write('usage: cluster.mjs start|stop|status|start-node N|start-redis primary|replica\n');
+    process.stderr.write(
+      'usage: cluster.mjs start|stop|status|start-node N|start-redis primary|replica\n',
+    );
     process.exit(2);
   }
   run().then(
     () => process.exit(0),
-    (error) => {
+    (/** @type {Error} */ error) => {
       process.stderr.write(`cluster: ${error.message}\n`);
       process.exit(1);
     },

@@ -12,6 +12,7 @@ describe('loadConfig', () => {
       http: { requestTimeoutSeconds: 30, maxConnections: 1000 },
       database: { type: 'sqlite', path: DEFAULT_SQLITE_PATH },
       redisUrl: null,
+      redisSentinel: null,
       redisKeyPrefix: 'ratings:',
       trustProxy: false,
       corsOrigins: [],

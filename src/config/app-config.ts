@@ -15,8 +15,7 @@ export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
  * host only, for what reads the database name or user from it.
  */
 export type DatabaseTarget =
-  | { type: 'sqlite'; path: string }
-  | { type: 'mysql'; url: string; galera?: GaleraTarget };
+  { type: 'sqlite'; path: string } | { type: 'mysql'; url: string; galera?: GaleraTarget };
 
 export interface RateWindow {
   limit: number;

@@ -37,10 +37,11 @@ export function parseGaleraUrl(raw: string): GaleraTarget | string {
   if (!match) return `DATABASE_URL with several hosts must be ${usage}`;
   const [, credentials = '', hostList, database, query = ''] = match;
   const nodes = parseHostList(hostList, 3306);
-  if (typeof nodes === 'string') return `DATABASE_URL: ${nodes} (expected ${usage})`;
+  if (typeof nodes === 'string') return `DATABASE_URL names ${nodes} (expected ${usage})`;
   if (database === '') return `DATABASE_URL must name a database: ${usage}`;
   const [user, password = ''] = splitCredentials(credentials);
-  if (user === null) return `DATABASE_URL: the user name or password is not valid percent-encoding`;
+  if (user === null || password === null)
+    return 'DATABASE_URL has a user name or password that is not valid percent-encoding';
   return { nodes, user, password: password ?? '', database: decode(database) ?? database, query };
 }
 
@@ -51,13 +52,13 @@ export function parseSentinelUrl(raw: string): SentinelTarget | string {
   if (!match) return `REDIS_URL must be ${usage}`;
   const [, credentials, hostList, name] = match;
   const sentinels = parseHostList(hostList, 26379);
-  if (typeof sentinels === 'string') return `REDIS_URL: ${sentinels} (expected ${usage})`;
+  if (typeof sentinels === 'string') return `REDIS_URL names ${sentinels} (expected ${usage})`;
   if (name === '') return `REDIS_URL must name the Sentinels' primary: ${usage}`;
   let password: string | null = null;
   if (credentials !== undefined) {
     const [, secret] = splitCredentials(credentials);
     if (secret === null || secret === undefined || secret === '') {
-      return `REDIS_URL: the password goes after a colon before the hosts (${usage})`;
+      return `REDIS_URL has a password that is empty, not after a colon, or not valid percent-encoding (${usage})`;
     }
     password = secret;
   }
@@ -70,7 +71,7 @@ function parseHostList(list: string, defaultPort: number): HostPort[] | string {
     const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+)(?::(\d{1,5}))?$/.exec(item);
     const port = match?.[2] === undefined ? defaultPort : Number(match[2]);
     if (!match || port < 1 || port > 65535) {
-      return `"${item}" is not a host:port`;
+      return `"${item}", which is not a host:port`;
     }
     hosts.push({ host: match[1].replace(/^\[(.*)\]$/, '$1'), port });
   }

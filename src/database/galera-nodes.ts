@@ -155,9 +155,13 @@ export class GaleraNodes {
     if (next === this.currentState) return;
     const previous = this.currentState;
     this.currentState = next;
+    const why = !previous
+      ? ''
+      : previous.readyStreak > 0
+        ? ` (it comes before ${previous.name} in DATABASE_URL and is ready again)`
+        : ` (${previous.name}: ${previous.reason})`;
     const line = next
-      ? `Working through Galera node ${next.name}` +
-        (previous ? ` (${previous.name}: ${previous.reason})` : '')
+      ? `Working through Galera node ${next.name}${why}`
       : `No Galera node is ready: requests that need the database are answered 503 (${this.states
           .map((state) => `${state.name}: ${state.reason}`)
           .join('; ')})`;
@@ -180,10 +184,14 @@ function probeNode(target: GaleraTarget, node: HostPort): Promise<string | null>
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      connection?.destroy();
+      if (reason === null) connection?.end(() => undefined);
+      else connection?.destroy();
       resolve(reason);
     };
-    const timer = setTimeout(() => finish(`no answer within ${PROBE_TIMEOUT_MS} ms`), PROBE_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => finish(`no answer within ${PROBE_TIMEOUT_MS} ms`),
+      PROBE_TIMEOUT_MS,
+    );
     connection = createConnection({
       host: node.host,
       port: node.port,
@@ -191,7 +199,9 @@ function probeNode(target: GaleraTarget, node: HostPort): Promise<string | null>
       password: target.password,
       connectTimeout: PROBE_TIMEOUT_MS,
     });
-    connection.on('error', (error: Error & { code?: string }) => finish(error.code ?? error.message));
+    connection.on('error', (error: Error & { code?: string }) =>
+      finish(error.code ?? error.message),
+    );
     connection.query(STATE_SQL, (error, rows) => {
       if (error) return finish((error as Error & { code?: string }).code ?? error.message);
       const status = Object.fromEntries(
@@ -205,7 +215,9 @@ function probeNode(target: GaleraTarget, node: HostPort): Promise<string | null>
         return finish(`not in the Primary component (${status.wsrep_cluster_status})`);
       }
       if (status.wsrep_ready !== 'ON' || status.wsrep_local_state !== '4') {
-        return finish(`not synced (${status.wsrep_local_state_comment ?? status.wsrep_local_state})`);
+        return finish(
+          `not synced (${status.wsrep_local_state_comment ?? status.wsrep_local_state})`,
+        );
       }
       finish(null);
     });

@@ -135,7 +135,8 @@ async function withConflictRetry<T>(run: () => Promise<T>, budgetMs: number): Pr
       return await run();
     } catch (error) {
       if (!isDeadlock(error)) throw error;
-      const wait = Math.random() * Math.min(CONFLICT_BACKOFF_CAP_MS, CONFLICT_BACKOFF_MS * 2 ** attempt);
+      const wait =
+        Math.random() * Math.min(CONFLICT_BACKOFF_CAP_MS, CONFLICT_BACKOFF_MS * 2 ** attempt);
       if (Date.now() + wait >= deadline) {
         throw Object.assign(
           new Error(`The write lost certification conflicts for ${budgetMs} ms`, { cause: error }),
