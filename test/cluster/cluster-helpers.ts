@@ -104,6 +104,8 @@ export function instanceEnv(order: number[], port: number): Record<string, strin
     RATE_LIMIT_IP_LIMIT: '1000000',
     RATE_LIMIT_IP_WINDOW_SECONDS: '3600',
     WEBHOOK_ALLOW_PRIVATE: 'true',
+    // A claim of a killed instance runs out after the attempt's timeout + 10 s.
+    WEBHOOK_TIMEOUT_SECONDS: '2',
   };
 }
 
@@ -186,7 +188,11 @@ export async function call(
 }
 
 export async function cli(args: string[], order = [1, 2, 3], input?: string): Promise<string> {
-  const result = await runCli(args, { DATABASE_URL: databaseUrl(order) }, input);
+  const result = await runCli(
+    args,
+    { DATABASE_URL: databaseUrl(order), WEBHOOK_ALLOW_PRIVATE: 'true' },
+    input,
+  );
   if (result.code !== 0) throw new Error(`cli ${args.join(' ')}: ${result.stderr}`);
   return result.stdout.trim();
 }

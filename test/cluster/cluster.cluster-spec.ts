@@ -1,4 +1,6 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { sleep, eventually } from '../utils/wait';
 import {
@@ -11,6 +13,7 @@ import {
   nodeStatus,
   pidOf,
   REDIS_PORTS,
+  scoreBody,
   SENTINEL_PORTS,
   sqlOn,
   startInstance,
@@ -263,6 +266,63 @@ describe('two instances on two nodes of a Galera cluster', () => {
     await expectExactEverywhere();
   });
 
+  it('webhooks: an instance killed mid-delivery loses no event, none is invented, at most 8 attempts at once across the cluster', async () => {
+    const receiver = await startReceiver(400);
+    try {
+      const created = JSON.parse(
+        await cli(['webhooks', 'create', '--url', `http://127.0.0.1:${receiver.port}/hook`]),
+      ) as { id: string };
+      // Writes through both instances: manga titles 1–12, each score once (each write one event).
+      const attempts: { key: string; status: number }[] = [];
+      const writes = Array.from({ length: 48 }, (_, i) => ({
+        titleId: (i % 12) + 1,
+        score: 11 + Math.floor(i / 12),
+      }));
+      await Promise.all(
+        [a, b].map(async (instance, side) => {
+          for (const write of writes.filter((_, i) => i % 2 === side)) {
+            const answer = await call(
+              instance,
+              'PUT',
+              `/v1/my/manga/${write.titleId}/ratings`,
+              token,
+              scoreBody(write.score),
+            );
+            attempts.push({ key: `${write.titleId}:${write.score}`, status: answer.status });
+          }
+        }),
+      );
+      expect(attempts.filter((attempt) => attempt.status !== 200)).toEqual([]);
+      await eventually(() => receiver.events.size > 0, 10_000, 'a first delivery');
+      const killedAt = Date.now();
+      a.child.kill('SIGKILL');
+
+      await eventually(
+        () =>
+          attempts.every(({ key }) =>
+            [...receiver.events.values()].some((event) => event.key === key),
+          ),
+        60_000,
+        'every event delivered',
+      );
+      expect(receiver.events.size).toBe(attempts.length);
+      expect([...receiver.events.values()].map((event) => event.key).sort()).toEqual(
+        attempts.map((attempt) => attempt.key).sort(),
+      );
+      // Sent twice only when the killed instance had it in flight.
+      const twice = [...receiver.events.values()].filter((event) => event.deliveries > 1);
+      expect(twice.every((event) => event.firstAt < killedAt + 1000)).toBe(true);
+      expect(twice.length).toBeLessThanOrEqual(8);
+      expect(receiver.maxInFlight()).toBeLessThanOrEqual(8);
+      expect(receiver.maxInFlight()).toBeGreaterThan(1);
+      await cli(['webhooks', 'delete', created.id]);
+    } finally {
+      await receiver.close();
+      if (a.child.exitCode === null && a.child.signalCode === null) a.child.kill('SIGKILL');
+      a = await startInstance('a', [1, 2, 3]);
+    }
+  });
+
   it('the Redis primary killed: served without 5xx, the Sentinels promote the replica, limits count again within 10 s on both instances', async () => {
     const remaining = async (instance: Instance) => {
       const answer = await call(instance, 'GET', '/v1/my/anime/1/ratings', token);
@@ -295,6 +355,52 @@ describe('two instances on two nodes of a Galera cluster', () => {
     expect(Date.now()).toBeLessThanOrEqual(deadline);
   });
 });
+
+interface Received {
+  key: string;
+  deliveries: number;
+  firstAt: number;
+}
+
+/** A webhook receiver answering 200 after `holdMs`; events by webhook-id, the peak of requests at once. */
+async function startReceiver(holdMs: number): Promise<{
+  port: number;
+  events: Map<string, Received>;
+  maxInFlight: () => number;
+  close: () => Promise<void>;
+}> {
+  const events = new Map<string, Received>();
+  let inFlight = 0;
+  let peak = 0;
+  const server = createServer((request, response) => {
+    inFlight++;
+    peak = Math.max(peak, inFlight);
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      const id = String(request.headers['webhook-id']);
+      const { data } = JSON.parse(body) as { data: { title_id: number; entry: Json } };
+      const key = `${data.title_id}:${data.entry.public_rating * 10 + data.entry.public_fraction}`;
+      const known = events.get(id);
+      if (known) known.deliveries++;
+      else events.set(id, { key, deliveries: 1, firstAt: Date.now() });
+      setTimeout(() => {
+        inFlight--;
+        response.end();
+      }, holdMs);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    events,
+    maxInFlight: () => peak,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
 
 /** Polls a Sentinel until it names the replica as the primary; returns when it did. */
 async function waitForPromotion(): Promise<number> {
