@@ -24,6 +24,8 @@ interface NodeState {
   readyStreak: number;
   /** Why it is not ready, as the last probe saw it. */
   reason: string;
+  /** `wsrep_cluster_conf_id` of the view the node is in, as the last ready probe saw it. */
+  view: number;
   /** It has been used since it last was not ready (no streak needed to stay on it). */
   trusted: boolean;
   probing: boolean;
@@ -54,6 +56,7 @@ export class GaleraNodes {
       name: `${node.host.includes(':') ? `[${node.host}]` : node.host}:${node.port}`,
       readyStreak: 0,
       reason: 'not probed yet',
+      view: 0,
       trusted: false,
       probing: false,
     }));
@@ -130,9 +133,10 @@ export class GaleraNodes {
     if (state.probing) return;
     state.probing = true;
     try {
-      const reason = await probeNode(this.target, state.node);
+      const { reason, view } = await probeNode(this.target, state.node);
       if (reason === null) {
         state.readyStreak++;
+        state.view = view;
       } else {
         state.readyStreak = 0;
         state.trusted = false;
@@ -144,6 +148,16 @@ export class GaleraNodes {
   }
 
   private choose(): void {
+    // A node resumed after a stop still reports the view it was in, Synced and Primary, until it
+    // notices (seconds later) that the others moved on without it: only the latest view counts.
+    const latest = Math.max(0, ...this.states.filter((s) => s.readyStreak > 0).map((s) => s.view));
+    for (const state of this.states) {
+      if (state.readyStreak > 0 && state.view < latest) {
+        state.readyStreak = 0;
+        state.trusted = false;
+        state.reason = `behind the cluster (in view ${state.view}, the others in ${latest})`;
+      }
+    }
     const first = !this.states.some((state) => state.trusted);
     const next =
       this.states.find(
@@ -172,21 +186,25 @@ export class GaleraNodes {
   }
 }
 
-const STATE_SQL = `SHOW GLOBAL STATUS WHERE Variable_name IN
-  ('wsrep_ready', 'wsrep_local_state', 'wsrep_local_state_comment', 'wsrep_cluster_status')`;
+const STATE_SQL = `SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_local_state',
+  'wsrep_local_state_comment', 'wsrep_cluster_status', 'wsrep_cluster_conf_id')`;
 
-/** null when the node is ready, else why not. */
-function probeNode(target: GaleraTarget, node: HostPort): Promise<string | null> {
+/** `reason` null when the node is ready (`view`: its cluster view's id), else why not. */
+function probeNode(
+  target: GaleraTarget,
+  node: HostPort,
+): Promise<{ reason: string | null; view: number }> {
   return new Promise((resolve) => {
     let connection: Connection | null = null;
     let settled = false;
+    let view = 0;
     const finish = (reason: string | null) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       if (reason === null) connection?.end(() => undefined);
       else connection?.destroy();
-      resolve(reason);
+      resolve({ reason, view });
     };
     const timer = setTimeout(
       () => finish(`no answer within ${PROBE_TIMEOUT_MS} ms`),
@@ -219,6 +237,7 @@ function probeNode(target: GaleraTarget, node: HostPort): Promise<string | null>
           `not synced (${status.wsrep_local_state_comment ?? status.wsrep_local_state})`,
         );
       }
+      view = Number(status.wsrep_cluster_conf_id);
       finish(null);
     });
   });
