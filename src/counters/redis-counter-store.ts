@@ -48,11 +48,13 @@ export class RedisCounterStore extends CounterStore implements OnModuleInit, OnM
           name: sentinel.name,
           password: sentinel.password ?? undefined,
           sentinelPassword: sentinel.password ?? undefined,
+          // Within 10 s of a promotion the new primary counts (contract §23): retry often.
+          retryStrategy: (attempt) => Math.min(attempt * 200, 1000),
           sentinelRetryStrategy: (attempt) => Math.min(attempt * 200, 1000),
           sentinelCommandTimeout: 500,
           failoverDetector: true,
           // A primary demoted by a failover answers READONLY: reconnect, asking the Sentinels again.
-          reconnectOnError: (error) => error.message.startsWith('READONLY'),
+          reconnectOnError: (error) => error.message.includes('READONLY'),
         })
       : new Redis(url, options);
     this.redis.on('error', (error: Error) => this.warn(error));

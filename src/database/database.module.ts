@@ -6,7 +6,6 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DatabaseAvailability } from './database-availability.service';
 import { describeDatabase } from './describe-database';
-import { galeraNodesOf } from './galera-nodes';
 import { boundMysqlPool } from './database-timeouts';
 import { runMigrationsUnderLock } from './migration-lock';
 import { queueSqliteStatements } from './transactions';
@@ -37,7 +36,6 @@ export class DatabaseConnection {
 async function connect(dataSource: DataSource): Promise<void> {
   if (dataSource.isInitialized) return;
   makeSqliteFolder(dataSource.options);
-  await galeraNodesOf(dataSource.options)?.requireReadyNode();
   await runMigrationsUnderLock(dataSource.options);
   await dataSource.initialize();
   queueSqliteStatements(dataSource);

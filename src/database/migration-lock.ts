@@ -15,6 +15,8 @@ const LOCK_WAIT_SECONDS = 600;
  * large table may run much longer than DATABASE_TIMEOUT_MS.
  */
 export async function runMigrationsUnderLock(options: DataSourceOptions): Promise<void> {
+  // Several hosts: wait for a first round of probes, failing with each node's state.
+  await galeraNodesOf(options)?.requireReadyNode();
   const migrator = await new DataSource(
     options.type === 'mysql'
       ? {
@@ -63,7 +65,10 @@ const LEASE_SECONDS = 30;
 const RENEW_EVERY_MS = 10_000;
 const LEASE_POLL_MS = 500;
 
-const LEASE_TABLE_SQL = `CREATE TABLE IF NOT EXISTS migration_lease (
+/** The lease's table: made at start-up outside the migrations, on several hosts only. */
+export const MIGRATION_LEASE_TABLE = 'migration_lease';
+
+const LEASE_TABLE_SQL = `CREATE TABLE IF NOT EXISTS ${MIGRATION_LEASE_TABLE} (
   name VARCHAR(64) NOT NULL PRIMARY KEY,
   holder VARCHAR(128) NOT NULL,
   expires_at DATETIME(3) NOT NULL
