@@ -207,6 +207,23 @@ describe('two instances on two nodes of a Galera cluster', () => {
     );
   });
 
+  it('causal reads: a write through one instance is read at once through the other', async () => {
+    const stale: string[] = [];
+    for (let i = 0; i < 150; i++) {
+      const [writer, reader] = i % 2 === 0 ? [a, b] : [b, a];
+      const notes = `causal ${i}`;
+      const put = await call(writer, 'PUT', '/v1/my/anime/33/ratings', token, {
+        status: 'ongoing',
+        notes,
+      });
+      expect(put.status).toBe(200);
+      const read = await call(reader, 'GET', '/v1/my/anime/33/ratings', token);
+      expect(read.status).toBe(200);
+      if (read.body[0]?.notes !== notes) stale.push(`${notes}: read ${read.body[0]?.notes}`);
+    }
+    expect(stale).toEqual([]);
+  });
+
   it('a node killed (SIGKILL) mid-writes: 503 at worst, 200s again within 15 s, nothing acknowledged lost, the node rejoins', async () => {
     const writers = startWriters([a, b], token, range(9, 18), 2);
     await sleep(3000);
