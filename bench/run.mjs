@@ -3,6 +3,7 @@
 // then measures the API against a bare node:http baseline in the same run.
 //
 //   npm run build && npm run bench [-- --db mysql] [-- --quick]
+//   npm run bench -- --db galera    (bench/galera.mjs: two instances, one MariaDB against Galera)
 import { Buffer } from 'node:buffer';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -70,6 +71,9 @@ const USAGE = `Usage: npm run bench -- [options]   (after npm run build)
 
   --db sqlite|mysql     database (default sqlite: a temp file; mysql: a fresh bench_<random>
                         database on --mysql-url, dropped at the end)
+  --db galera           GET one, PUT update and GET all (1k) through two instances: on one
+                        MariaDB (--mysql-url), then on two nodes of the local Galera cluster
+                        (npm run cluster:start; started and stopped for the run when not up)
   --mysql-url URL       MariaDB/MySQL server (default ${DEFAULT_MYSQL_SERVER})
   --quick               smoke run: 3 s per scenario, 1 s warm-up, no soak
   --soak / --no-soak    force the 60 s soak on or off (default: on unless --quick)
@@ -118,6 +122,28 @@ function positiveInt(name, raw, fallback, max) {
     throw new Error(`--${name} must be an integer from 0 to ${max}, got "${raw}"`);
   }
   return value;
+}
+
+if (args.db === 'galera') {
+  const tmpDir = await mkdtemp(join(tmpdir(), 'ratings-bench-galera-'));
+  /** @type {(() => Promise<void>)[]} */
+  const steps = [async () => rm(tmpDir, { recursive: true, force: true })];
+  try {
+    const { benchGalera } = await import('./galera.mjs');
+    await benchGalera({
+      root: ROOT,
+      tmpDir,
+      mysqlServer: args['mysql-url'],
+      duration: positiveInt('duration', args.duration, args.quick ? 3 : 10, 600),
+      connections: positiveInt('connections', args.connections, 50, 1000),
+      say: (line) => process.stdout.write(`${line}\n`),
+      cleanups: steps,
+    });
+  } finally {
+    for (const step of steps.reverse()) await step().catch(() => undefined);
+    await stopAllChildren();
+  }
+  process.exit(0);
 }
 
 const db = /** @type {'sqlite' | 'mysql'} */ (args.db === 'mariadb' ? 'mysql' : args.db);

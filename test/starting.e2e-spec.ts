@@ -376,6 +376,69 @@ describe('starting the server', () => {
       );
     }, 60_000);
 
+    it('retries an unreachable Galera cluster (several hosts) with one line per attempt naming each node, never a stack', async () => {
+      const [first, second] = [await freePort(), await freePort()];
+      const server = startMain({
+        DATABASE_URL: `mysql://app:secret@127.0.0.1:${first},127.0.0.1:${second}/ratings`,
+        HOST: '127.0.0.1',
+        PORT: String(await freePort()),
+      });
+      expect(await closed(server.child)).toBe(1);
+      expect(server.stderr()).toBe('');
+      const output = server.lines.join('\n');
+      expect(output).not.toContain('secret');
+      expect(output).not.toMatch(/\n\s+at /);
+      const lines = jsonLines(output);
+      const database = `MariaDB Galera 127.0.0.1:${first},127.0.0.1:${second}/ratings`;
+      const reason = `No Galera node is ready (127.0.0.1:${first}: ECONNREFUSED; 127.0.0.1:${second}: ECONNREFUSED)`;
+      expect(lines).toEqual([
+        ...[1, 2, 3, 4].map((attempt) =>
+          expect.objectContaining({
+            level: 40,
+            msg: `Could not open the database (${database}): ${reason}; retrying in 1 s (attempt ${attempt} of 5)`,
+          }),
+        ),
+        expect.objectContaining({
+          level: 50,
+          msg: `Could not open the database (${database}) in 5 attempts: ${reason}`,
+        }),
+      ]);
+      expect(lines.slice(0, -1).every((line) => line.context === 'Database')).toBe(true);
+    }, 60_000);
+
+    it.each([
+      [
+        'DATABASE_URL',
+        'mysql://app:secret@db1:3306,db2:port/ratings',
+        'DATABASE_URL names "db2:port", which is not a host:port',
+      ],
+      [
+        'DATABASE_URL',
+        'mysql://app:secret@db1:3306,db2:3306',
+        'DATABASE_URL with several hosts must be',
+      ],
+      ['REDIS_URL', 'redis+sentinel://s1:26379,s2:26379', 'REDIS_URL must be redis+sentinel://'],
+      [
+        'REDIS_URL',
+        'redis+sentinel://s1:26379,:26379/main',
+        'REDIS_URL names ":26379", which is not a host:port',
+      ],
+    ])('a malformed %s (%s): exit 1 with one message naming it', async (_name, url, message) => {
+      const server = startMain({
+        DATABASE_URL: 'sqlite::memory:',
+        [_name]: url,
+        HOST: '127.0.0.1',
+        PORT: String(await freePort()),
+      });
+      expect(await closed(server.child)).toBe(1);
+      const problems = server
+        .stderr()
+        .split('\n')
+        .filter((line) => line.startsWith('  - '));
+      expect(problems).toEqual([expect.stringContaining(message)]);
+      expect(server.stderr()).not.toMatch(/\n\s+at /);
+    });
+
     it('on a port already taken: one line naming the port', async () => {
       const taken: NetServer = createServer();
       await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));

@@ -37,6 +37,9 @@ const FASTIFY_DETAILS: Record<string, string> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Content-Length does not match the body',
 };
 
+/** Seconds a client waits before trying again after a database 503 (a failover: contract §23). */
+export const DATABASE_RETRY_AFTER = '2';
+
 export const DATABASE_UNAVAILABLE = problemBody(
   503,
   'The database does not answer in time; try again shortly',
@@ -85,7 +88,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (isDatabaseUnavailable(exception)) {
       // Logged once per outage by DatabaseAvailability, not once per request.
       this.database?.reportUnavailable(exception);
-      return { problem: DATABASE_UNAVAILABLE, headers: {} };
+      return { problem: DATABASE_UNAVAILABLE, headers: { 'Retry-After': DATABASE_RETRY_AFTER } };
     }
     return this.unexpected(exception, request);
   }

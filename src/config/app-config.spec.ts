@@ -13,6 +13,7 @@ describe('loadConfig', () => {
       database: { type: 'sqlite', path: DEFAULT_SQLITE_PATH },
       redisUrl: null,
       scrobbleRateLimit: 120,
+      redisSentinel: null,
       redisKeyPrefix: 'ratings:',
       trustProxy: false,
       corsOrigins: [],

@@ -1,9 +1,21 @@
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
+import {
+  type GaleraTarget,
+  isMultiHostMysqlUrl,
+  parseGaleraUrl,
+  parseSentinelUrl,
+  type SentinelTarget,
+} from './cluster-urls';
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 
-export type DatabaseTarget = { type: 'sqlite'; path: string } | { type: 'mysql'; url: string };
+/**
+ * `galera`: the URL named several hosts (contract §23); `url` is then the same URL with the first
+ * host only, for what reads the database name or user from it.
+ */
+export type DatabaseTarget =
+  { type: 'sqlite'; path: string } | { type: 'mysql'; url: string; galera?: GaleraTarget };
 
 export interface RateWindow {
   limit: number;
@@ -23,6 +35,8 @@ export interface AppConfig {
   };
   database: DatabaseTarget;
   redisUrl: string | null;
+  /** REDIS_URL as `redis+sentinel://…` (contract §23): the Sentinels to follow; null otherwise. */
+  redisSentinel: SentinelTarget | null;
   /** Prefix of every Redis key, so that deployments (or test runs) can share one Redis. */
   redisKeyPrefix: string;
   /** CORS_ORIGINS: browser origins allowed to call the API and the OAuth endpoints (contract §17). */
@@ -137,6 +151,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     },
     database: parseDatabaseUrl(env.DATABASE_URL, problems),
     redisUrl: parseRedisUrl(env.REDIS_URL, problems),
+    redisSentinel: parseRedisSentinel(env.REDIS_URL, problems),
     redisKeyPrefix: env.REDIS_KEY_PREFIX?.trim() || 'ratings:',
     trustProxy: parseTrustProxy(env.TRUST_PROXY, problems),
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS, problems),
@@ -274,6 +289,20 @@ function parseDatabaseUrl(raw: string | undefined, problems: string[]): Database
     if (path === '') problems.push('DATABASE_URL sqlite:PATH needs a file path');
     return { type: 'sqlite', path };
   }
+  if (isMultiHostMysqlUrl(raw)) {
+    const galera = parseGaleraUrl(raw);
+    if (typeof galera === 'string') {
+      problems.push(galera);
+      return { type: 'sqlite', path: DEFAULT_SQLITE_PATH };
+    }
+    const first = galera.nodes[0];
+    const host = first.host.includes(':') ? `[${first.host}]` : first.host;
+    const url = raw
+      .replace(/^mariadb:/, 'mysql:')
+      .replace(/@[^/]*\//, `@${host}:${first.port}/`)
+      .replace(/^mysql:\/\/[^@/]*\//, `mysql://${host}:${first.port}/`);
+    return { type: 'mysql', url, galera };
+  }
   try {
     const url = new URL(raw);
     if (url.protocol !== 'mysql:' && url.protocol !== 'mariadb:') throw new Error('scheme');
@@ -289,14 +318,27 @@ function parseDatabaseUrl(raw: string | undefined, problems: string[]): Database
 
 function parseRedisUrl(raw: string | undefined, problems: string[]): string | null {
   if (raw === undefined || raw.trim() === '') return null;
+  if (raw.startsWith('redis+sentinel:')) return raw;
   try {
     const url = new URL(raw);
     if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error('scheme');
     return raw;
   } catch {
-    problems.push('REDIS_URL must be redis://host:6379 or rediss://…');
+    problems.push(
+      'REDIS_URL must be redis://host:6379, rediss://… or redis+sentinel://host1:26379,host2:26379/MASTER_NAME',
+    );
     return null;
   }
+}
+
+function parseRedisSentinel(raw: string | undefined, problems: string[]): SentinelTarget | null {
+  if (raw === undefined || !raw.startsWith('redis+sentinel:')) return null;
+  const sentinel = parseSentinelUrl(raw);
+  if (typeof sentinel === 'string') {
+    problems.push(sentinel);
+    return null;
+  }
+  return sentinel;
 }
 
 function parseTrustProxy(raw: string | undefined, problems: string[]): boolean | number | string[] {

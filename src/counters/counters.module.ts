@@ -13,7 +13,7 @@ import { RedisCounterStore } from './redis-counter-store';
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig): CounterStore =>
         config.redisUrl
-          ? new RedisCounterStore(config.redisUrl, config.redisKeyPrefix)
+          ? new RedisCounterStore(config.redisUrl, config.redisKeyPrefix, config.redisSentinel)
           : new MemoryCounterStore(),
     },
   ],

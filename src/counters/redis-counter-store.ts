@@ -1,5 +1,6 @@
 import { Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import Redis from 'ioredis';
+import Redis, { type RedisOptions } from 'ioredis';
+import type { SentinelTarget } from '../config/cluster-urls';
 import { CounterStore, WindowCount } from './counter-store';
 
 const WARN_EVERY_MS = 10_000;
@@ -25,9 +26,10 @@ export class RedisCounterStore extends CounterStore implements OnModuleInit, OnM
   private readonly redis: Redis;
   private lastWarning = 0;
 
-  constructor(url: string, keyPrefix: string) {
+  /** `sentinel`: REDIS_URL named Sentinels (contract §23); ioredis follows them to the primary. */
+  constructor(url: string, keyPrefix: string, sentinel: SentinelTarget | null = null) {
     super();
-    this.redis = new Redis(url, {
+    const options: RedisOptions = {
       keyPrefix,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
@@ -38,7 +40,23 @@ export class RedisCounterStore extends CounterStore implements OnModuleInit, OnM
       // already failed never closes again, so with Redis down the default (2 s) kept the process
       // alive that long after app.close().
       disconnectTimeout: 200,
-    });
+    };
+    this.redis = sentinel
+      ? new Redis({
+          ...options,
+          sentinels: sentinel.sentinels,
+          name: sentinel.name,
+          password: sentinel.password ?? undefined,
+          sentinelPassword: sentinel.password ?? undefined,
+          // Within 10 s of a promotion the new primary counts (contract §23): retry often.
+          retryStrategy: (attempt) => Math.min(attempt * 200, 1000),
+          sentinelRetryStrategy: (attempt) => Math.min(attempt * 200, 1000),
+          sentinelCommandTimeout: 500,
+          failoverDetector: true,
+          // A primary demoted by a failover answers READONLY: reconnect, asking the Sentinels again.
+          reconnectOnError: (error) => error.message.includes('READONLY'),
+        })
+      : new Redis(url, options);
     this.redis.on('error', (error: Error) => this.warn(error));
   }
 

@@ -1,7 +1,7 @@
 import { DataSource, type DataSourceOptions, type EntityManager, type Table } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { describeDatabase } from '../database/describe-database';
-import { runMigrationsUnderLock } from '../database/migration-lock';
+import { MIGRATION_LEASE_TABLE, runMigrationsUnderLock } from '../database/migration-lock';
 import { runTransaction } from '../database/transactions';
 import { makeSqliteFolder } from '../database/typeorm-options';
 
@@ -77,9 +77,16 @@ export async function copyDatabase(
   }
 }
 
-/** The source's tables (not TypeORM's migration log: the target keeps its own), as in the target. */
+/**
+ * The source's tables (not TypeORM's migration log, nor a Galera database's migration lease: the
+ * target keeps its own), as in the target.
+ */
 async function copiedTables(source: DataSource, target: DataSource): Promise<TableWithParents[]> {
-  const skipped = new Set([source.options.migrationsTableName ?? 'migrations', 'typeorm_metadata']);
+  const skipped = new Set([
+    source.options.migrationsTableName ?? 'migrations',
+    'typeorm_metadata',
+    MIGRATION_LEASE_TABLE,
+  ]);
   const read = async (dataSource: DataSource) => {
     const runner = dataSource.createQueryRunner();
     try {

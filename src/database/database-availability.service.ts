@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { boundMysqlPool } from './database-timeouts';
+import { galeraNodesOf } from './galera-nodes';
 import { closeReader } from './select-arrays';
 
 const PROBE_EVERY_MS = 1000;
@@ -32,6 +33,7 @@ export class DatabaseAvailability implements OnModuleInit, OnApplicationShutdown
   onApplicationShutdown(): void {
     this.stopProbe();
     closeReader(this.dataSource);
+    galeraNodesOf(this.dataSource.options)?.stop();
   }
 
   get unavailable(): boolean {

@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { GALERA_SESSION_SQL, galeraNodesOf, NO_READY_NODE_CODE } from './galera-nodes';
 
 /** The code of the error a wait for a pooled connection ends with after DATABASE_TIMEOUT_MS. */
 export const ACQUIRE_TIMEOUT_CODE = 'DATABASE_ACQUIRE_TIMEOUT';
@@ -18,6 +19,10 @@ const UNAVAILABLE_CODES = new Set([
   'ER_SERVER_SHUTDOWN',
   'ER_LOCK_WAIT_TIMEOUT',
   'SQLITE_BUSY', // better-sqlite3: the busy timeout (DATABASE_TIMEOUT_MS) ran out
+  NO_READY_NODE_CODE, // Galera: no node of the list is ready (contract §23)
+  'ER_UNKNOWN_COM_ERROR', // Galera 1047: the node is not ready (rejoining, or without quorum)
+  'ER_ERROR_DURING_COMMIT', // Galera 1180: the node lost the cluster during the commit
+  'DATABASE_WRITE_CONFLICT', // Galera: certification conflicts for the whole timeout (transactions.ts)
 ]);
 
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
@@ -48,6 +53,7 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
 }
 
 interface PoolConnection {
+  stream?: unknown;
   query: (...args: unknown[]) => unknown;
   release(): void;
   destroy(): void;
@@ -55,6 +61,13 @@ interface PoolConnection {
 
 interface MysqlPool {
   getConnection(callback: (error: Error | null, connection?: PoolConnection) => void): void;
+}
+
+const timeouts = new WeakMap<DataSource, number>();
+
+/** DATABASE_TIMEOUT_MS of a MySQL/MariaDB data source (the bound of a write's retries). */
+export function databaseTimeoutOf(dataSource: DataSource): number | undefined {
+  return timeouts.get(dataSource);
 }
 
 const guarded = new WeakSet<object>();
@@ -72,6 +85,8 @@ export function boundMysqlPool(dataSource: DataSource, timeoutMs: number): void 
   const pool = (dataSource.driver as unknown as { pool?: MysqlPool }).pool;
   if (!pool || guarded.has(pool)) return;
   guarded.add(pool);
+  timeouts.set(dataSource, timeoutMs);
+  const galera = galeraNodesOf(dataSource.options);
   const getConnection = pool.getConnection.bind(pool);
   pool.getConnection = (callback) => {
     let settled = false;
@@ -81,16 +96,26 @@ export function boundMysqlPool(dataSource: DataSource, timeoutMs: number): void 
       (error as Error & { code: string }).code = ACQUIRE_TIMEOUT_CODE;
       callback(error);
     }, timeoutMs);
-    getConnection((error, connection) => {
+    const taken = (error: Error | null, connection?: PoolConnection) => {
       if (settled) {
         connection?.release();
         return;
       }
+      if (connection && galera && !galera.isCurrent(connection)) {
+        // A connection to a node that is no longer the current one (contract §23).
+        connection.destroy();
+        getConnection(taken);
+        return;
+      }
       settled = true;
       clearTimeout(timer);
+      if (connection && galera && !guarded.has(connection)) {
+        connection.query(GALERA_SESSION_SQL, () => {});
+      }
       if (connection) destroyOnQueryTimeout(connection);
       callback(error, connection);
-    });
+    };
+    getConnection(taken);
   };
 }
 

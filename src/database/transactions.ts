@@ -1,7 +1,16 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import { DEFAULT_DATABASE_TIMEOUT_MS } from '../config/app-config';
+import { databaseTimeoutOf } from './database-timeouts';
 import { isDeadlock } from './errors';
+import { galeraNodesOf } from './galera-nodes';
 
 const DEADLOCK_ATTEMPTS = 5;
+/** Galera: the first retry waits up to this long, each next one up to twice as long, capped. */
+const CONFLICT_BACKOFF_MS = 10;
+const CONFLICT_BACKOFF_CAP_MS = 250;
+/** The error of a write that lost certification conflicts for the whole database timeout. */
+export const WRITE_CONFLICT_CODE = 'DATABASE_WRITE_CONFLICT';
 
 /** The SQLite connection's queue: each transaction, and each statement outside one, in turn. */
 const sqliteGates = new WeakMap<DataSource, Promise<unknown>>();
@@ -27,6 +36,12 @@ export function runTransaction<T>(
 ): Promise<T> {
   if (isSqlite(dataSource)) {
     return inSqliteTurn(dataSource, () => transactionManager(dataSource).transaction(work));
+  }
+  if (galeraNodesOf(dataSource.options)) {
+    return withConflictRetry(
+      () => dataSource.transaction(work),
+      databaseTimeoutOf(dataSource) ?? DEFAULT_DATABASE_TIMEOUT_MS,
+    );
   }
   return withDeadlockRetry(() => dataSource.transaction(work));
 }
@@ -103,6 +118,32 @@ async function withDeadlockRetry<T>(run: () => Promise<T>): Promise<T> {
       return await run();
     } catch (error) {
       if (attempt >= DEADLOCK_ATTEMPTS || !isDeadlock(error)) throw error;
+    }
+  }
+}
+
+/**
+ * Galera (contract §23): a transaction that loses certification to a conflicting commit of
+ * another node fails with a deadlock error, after being rolled back; two nodes writing one row
+ * conflict often, so it is run again, after a jittered wait, until the database timeout is spent.
+ * Only that error is retried: a COMMIT whose connection dropped has an unknown outcome.
+ */
+async function withConflictRetry<T>(run: () => Promise<T>, budgetMs: number): Promise<T> {
+  const deadline = Date.now() + budgetMs;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      if (!isDeadlock(error)) throw error;
+      const wait =
+        Math.random() * Math.min(CONFLICT_BACKOFF_CAP_MS, CONFLICT_BACKOFF_MS * 2 ** attempt);
+      if (Date.now() + wait >= deadline) {
+        throw Object.assign(
+          new Error(`The write lost certification conflicts for ${budgetMs} ms`, { cause: error }),
+          { code: WRITE_CONFLICT_CODE },
+        );
+      }
+      await sleep(wait);
     }
   }
 }

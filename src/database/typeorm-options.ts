@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { AdvancedConsoleLogger, type DataSourceOptions, type EntitySchema } from 'typeorm';
 import { DEFAULT_DATABASE_TIMEOUT_MS, type DatabaseTarget } from '../config/app-config';
+import { galeraNodesFor } from './galera-nodes';
 import { InitialSchema1763830000000 } from './migrations/1763830000000-initial-schema';
 import { UserPasswords1795370000000 } from './migrations/1795370000000-user-passwords';
 import { OAuth1795370000001 } from './migrations/1795370000001-oauth';
@@ -111,6 +112,9 @@ export function buildTypeOrmOptions(
     enableQueryTimeout: true,
     maxQueryExecutionTime: timeoutMs,
     connectTimeout: timeoutMs,
-    extra: { connectionLimit: 10 },
+    // Several hosts (contract §23): each connection opens to the current ready node.
+    extra: database.galera
+      ? { connectionLimit: 10, stream: galeraNodesFor(database.galera).openSocket }
+      : { connectionLimit: 10 },
   };
 }

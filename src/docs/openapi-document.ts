@@ -188,7 +188,8 @@ function headersOf(
     headers['RateLimit-Remaining'] = ref('RateLimitRemaining');
     headers['RateLimit-Reset'] = ref('RateLimitReset');
     if (status === 403) headers['WWW-Authenticate'] = ref('WWWAuthenticate');
-    if (status === 403 || status === 429) headers['Retry-After'] = ref('RetryAfter');
+    if (status === 403 || status === 429 || status === 503)
+      headers['Retry-After'] = ref('RetryAfter');
   }
   if (path === '/.well-known/oauth-authorization-server') {
     headers['Cache-Control'] = ref('CacheControl');

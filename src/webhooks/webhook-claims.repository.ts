@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { galeraNodesOf } from '../database/galera-nodes';
 import { isSqlite, runTransaction } from '../database/transactions';
 import type { WebhookEventType } from './webhook-events';
 import { placeholders } from './webhook-sql';
@@ -51,6 +52,16 @@ const DUE_MESSAGES_SQL = `SELECT id, event_id, event_type, body, attempts FROM w
  */
 const IN_FLIGHT_SQL = `SELECT COUNT(*) AS n FROM webhook_messages
   WHERE webhook_id = ? AND state = 'pending' AND next_attempt_at > ? AND lease_until > ?`;
+/**
+ * Galera (contract §23): row locks and SKIP LOCKED are node-local, so two nodes could each count
+ * the running attempts and lease up to the cap. Every claim of a webhook also rewrites one
+ * replicated row of its own (in purge_leases, the service's table of leases): of two claims of one
+ * webhook committed on two nodes, certification aborts one, which runs again and counts anew.
+ */
+const CLAIM_MARK_SQL = `INSERT INTO purge_leases (name, holder, expires_at)
+  VALUES (CONCAT('webhook-claims:', ?), UUID(), NOW())
+  ON DUPLICATE KEY UPDATE holder = UUID(), expires_at = NOW()`;
+
 const RELEASE_SQL = `UPDATE webhook_messages SET lease_until = 0, leased_by = NULL, next_attempt_at = ?
   WHERE id = ? AND event_id = ? AND leased_by = ?`;
 
@@ -82,9 +93,11 @@ const CLAIM_SQL = {
 @Injectable()
 export class WebhookClaimsRepository {
   private readonly claimSql: (typeof CLAIM_SQL)['mysql'];
+  private readonly galera: boolean;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     this.claimSql = isSqlite(dataSource) ? CLAIM_SQL.sqlite : CLAIM_SQL.mysql;
+    this.galera = galeraNodesOf(dataSource.options) !== undefined;
   }
 
   async dueWebhookIds(now: number): Promise<string[]> {
@@ -143,6 +156,7 @@ export class WebhookClaimsRepository {
       return null;
     }
     const webhook = { id: row.id, url: row.url, secret: row.secret };
+    if (this.galera) await em.query(CLAIM_MARK_SQL, [webhookId]);
     const inFlight =
       row.in_flight ??
       (await em.query<{ n: number | string }[]>(IN_FLIGHT_SQL, [webhookId, now, now]))[0].n;
