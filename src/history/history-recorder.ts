@@ -81,7 +81,7 @@ export class HistoryRecorder {
       factsOf(mediaType, next),
       change.body ?? {},
       now,
-      change.rewatchedAtOnce,
+      change.rewatchedAtOnce === true,
     );
     const toSave = new Map(changed.map((viewing) => [viewing.number, viewing]));
     if (stored === null && latest !== null && !toSave.has(latest.number)) {
@@ -100,7 +100,7 @@ export class HistoryRecorder {
     }
     // Rule 1 opened a viewing: progress restarts from 0 (the rise statistics count, §22).
     const restarted =
-      change.rewatchedAtOnce || (!before?.repeating && factsOf(mediaType, next).repeating);
+      change.rewatchedAtOnce === true || (!before?.repeating && factsOf(mediaType, next).repeating);
     if (isEvent) await this.insertEvent(em, change, now, eventViewing, changes, restarted);
   }
 

@@ -35,8 +35,8 @@ export interface RatingChange {
   client: string | null;
   /** The write's time, to the second. */
   at: Date;
-  /** The write started a rewatch (reread) and finished it at once (see PutOptions). */
-  rewatchedAtOnce: boolean;
+  /** Present when the write started a rewatch (reread) and finished it at once (PutOptions). */
+  rewatchedAtOnce?: true;
 }
 
 /**

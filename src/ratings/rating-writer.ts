@@ -143,7 +143,7 @@ export class RatingWriter {
         previous,
         body,
         at: now,
-        rewatchedAtOnce,
+        ...(rewatchedAtOnce ? { rewatchedAtOnce } : {}),
       },
       client,
     );
@@ -243,7 +243,6 @@ export class RatingWriter {
     client?: string,
   ): Promise<RatingChange> {
     const change: RatingChange = {
-      rewatchedAtOnce: false,
       ...write,
       userId,
       userName: this.nameOf(userId),
