@@ -429,6 +429,15 @@ describe('history (contract §20)', () => {
         const after = await api(app, token).get(path).set('If-None-Match', etag).expect(200);
         expect(after.headers.etag).not.toBe(etag);
       }
+      // Deleting an event is no entry write, and still a new page under a new tag.
+      const page = await api(app, token).get('/v1/my/anime/history').expect(200);
+      const [latest] = page.body as { id: number }[];
+      await api(app, token).delete(`/v1/my/anime/1/history/${latest.id}`).expect(200);
+      const next = await api(app, token)
+        .get('/v1/my/anime/history')
+        .set('If-None-Match', page.headers.etag as string)
+        .expect(200);
+      expect((next.body as { id: number }[]).map((event) => event.id)).not.toContain(latest.id);
     });
 
     it.each([

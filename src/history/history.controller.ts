@@ -31,6 +31,7 @@ import {
   ConditionalRead,
 } from '../conditional-reads/conditional-read.decorator';
 import { sendTaggedBody } from '../conditional-reads/reply';
+import { VersionedReads } from '../conditional-reads/versioned-reads';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
 import { SuccessView } from '../ratings/dto/rating-view.dto';
 import { DESCRIPTOR_LIST, type MediaTypeDescriptor } from '../media-types';
@@ -124,7 +125,10 @@ function historyControllerFor<M extends MediaType>(descriptor: MediaTypeDescript
   @Controller(`v1/my/${mediaType}`)
   @Scopes(descriptor.scope)
   class HistoryController {
-    constructor(readonly history: HistoryService) {}
+    constructor(
+      readonly history: HistoryService,
+      readonly versionedReads: VersionedReads,
+    ) {}
 
     @Get('history')
     @RateLimited(HISTORY_ENDPOINTS.list)
@@ -156,7 +160,6 @@ function historyControllerFor<M extends MediaType>(descriptor: MediaTypeDescript
     ): Promise<void> {
       const query = request.query as Record<string, unknown>;
       const options = parseHistoryOptions(query);
-      const page = await this.history.events(user.id, mediaType, null, options);
       // Checked by RatingRequestGuard; kept in the next page's link as given.
       const useExternalId =
         query.use_external_id === undefined ? undefined : query.use_external_id === 'true';
@@ -167,7 +170,7 @@ function historyControllerFor<M extends MediaType>(descriptor: MediaTypeDescript
         HISTORY_ENDPOINTS.list,
         `/v1/my/${mediaType}/history`,
         options,
-        page,
+        (zone) => this.history.events(user.id, mediaType, null, options, zone),
         { use_external_id: useExternalId === undefined ? null : Number(useExternalId) },
         useExternalId,
       );
@@ -197,7 +200,6 @@ function historyControllerFor<M extends MediaType>(descriptor: MediaTypeDescript
       @Res() reply: FastifyReply,
     ): Promise<void> {
       const options = parseHistoryOptions(request.query as Record<string, unknown>);
-      const page = await this.history.titleEvents(user.id, mediaType, ref, options);
       const rawId = (request.params as { id: string }).id;
       await this.send(
         request,
@@ -206,7 +208,7 @@ function historyControllerFor<M extends MediaType>(descriptor: MediaTypeDescript
         HISTORY_ENDPOINTS.title,
         `/v1/my/${mediaType}/${rawId}/history`,
         options,
-        page,
+        (zone) => this.history.titleEvents(user.id, mediaType, ref, options, zone),
         { id: ref.id, use_external_id: ref.useExternalIdQuery === true ? 1 : 0 },
         ref.useExternalIdQuery,
       );
@@ -296,15 +298,13 @@ function historyControllerFor<M extends MediaType>(descriptor: MediaTypeDescript
       endpoint: string,
       path: string,
       options: HistoryOptions,
-      { events, hasMore }: EventPage,
+      page: (zone: string | null) => Promise<EventPage>,
       query: Record<string, number | null>,
       useExternalId?: boolean,
     ): Promise<void> {
-      if (hasMore) {
-        const next = `${path}?${nextPageQuery(options, events[events.length - 1].id, useExternalId)}`;
-        void reply.header('Link', `<${next}>; rel="next"`);
-      }
-      await sendTaggedBody(
+      // Read once: the days of `from` and `to` are this zone's, in the page and in its tag.
+      const zone = await this.history.zoneOf(user.id, options);
+      await this.versionedReads.send(
         request,
         reply,
         {
@@ -318,9 +318,18 @@ function historyControllerFor<M extends MediaType>(descriptor: MediaTypeDescript
             before: options.before,
             from: options.from,
             to: options.to,
+            zone,
           },
         },
-        events,
+        () => this.history.version(user.id),
+        async () => {
+          const { events, hasMore } = await page(zone);
+          if (hasMore) {
+            const next = `${path}?${nextPageQuery(options, events[events.length - 1].id, useExternalId)}`;
+            void reply.header('Link', `<${next}>; rel="next"`);
+          }
+          return events;
+        },
       );
     }
   }

@@ -1,3 +1,4 @@
+import { ConditionalReadsModule } from '../conditional-reads/conditional-reads.module';
 import { Module, OnModuleInit } from '@nestjs/common';
 import { RatingWriteHooks } from '../ratings/rating-write-hooks';
 import { RatingsModule } from '../ratings/ratings.module';
@@ -14,7 +15,7 @@ import { HistoryService } from './history.service';
  * read, deleted and reverted through its routes.
  */
 @Module({
-  imports: [RatingsModule, SettingsModule, UsersModule],
+  imports: [RatingsModule, SettingsModule, UsersModule, ConditionalReadsModule],
   controllers: [...HISTORY_CONTROLLERS, UnknownMediaTypeHistoryController],
   providers: [HistoryRepository, HistoryRecorder, HistoryService],
   exports: [HistoryService, HistoryRecorder],

@@ -66,14 +66,15 @@ export class HistoryService {
     mediaType: MediaType,
     titleId: number | null,
     options: HistoryOptions,
+    zone?: string | null,
   ): Promise<EventPage> {
     const limit = options.limit ?? DEFAULT_LIMIT;
     let fromMs: number | null = null;
     let toMs: number | null = null;
-    if (options.from !== null || options.to !== null) {
-      const zone = await this.settings.timeZoneOf(userId);
-      if (options.from !== null) fromMs = startOfDayMs(options.from, zone);
-      if (options.to !== null) toMs = startOfDayMs(options.to, zone, 1);
+    const dayZone = zone ?? (await this.zoneOf(userId, options));
+    if (dayZone !== null) {
+      if (options.from !== null) fromMs = startOfDayMs(options.from, dayZone);
+      if (options.to !== null) toMs = startOfDayMs(options.to, dayZone, 1);
     }
     const rows = await this.repository.events(userId, mediaType, {
       titleId,
@@ -93,10 +94,27 @@ export class HistoryService {
     mediaType: MediaType,
     ref: TitleRef,
     options: HistoryOptions,
+    zone?: string | null,
   ): Promise<EventPage> {
     const entry = await this.entryOf(userId, mediaType, ref);
     if (!entry) return { events: [], hasMore: false };
-    return this.events(userId, mediaType, entry.id, options);
+    return this.events(userId, mediaType, entry.id, options, zone);
+  }
+
+  /** The time zone whose days a read's `from` and `to` are; null when it gives neither. */
+  async zoneOf(userId: number, options: HistoryOptions): Promise<string | null> {
+    if (options.from === null && options.to === null) return null;
+    return this.settings.timeZoneOf(userId);
+  }
+
+  /**
+   * What the user's history depends on, besides a read's options: the list version moves with
+   * every write, every deleted event and every catalog update of a title the lists hold.
+   */
+  async version(userId: number): Promise<(string | number)[]> {
+    const user = await this.users.findById(userId);
+    if (!user) throw ProblemException.notFound('The user of this token no longer exists');
+    return [user.createdAt.getTime(), user.listVersion];
   }
 
   async viewings(userId: number, mediaType: MediaType, ref: TitleRef): Promise<ViewingView[]> {
