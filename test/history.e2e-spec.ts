@@ -435,7 +435,7 @@ describe('history (contract §20)', () => {
       await api(app, token).delete(`/v1/my/anime/1/history/${latest.id}`).expect(200);
       const next = await api(app, token)
         .get('/v1/my/anime/history')
-        .set('If-None-Match', page.headers.etag as string)
+        .set('If-None-Match', page.headers.etag)
         .expect(200);
       expect((next.body as { id: number }[]).map((event) => event.id)).not.toContain(latest.id);
     });

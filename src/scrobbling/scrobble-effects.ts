@@ -96,7 +96,7 @@ export async function scrobbleEffect(input: EffectInput): Promise<{
       rewatchedAtOnce: finishes,
     };
   }
-  if (input.replay && current >= episode) return { outcome: 'unchanged', body: null };
+  if (input.replay && current >= input.episode) return { outcome: 'unchanged', body: null };
   const next: Record<string, unknown> = {
     status: entry.status === 'completed' && rewatching ? 'completed' : 'ongoing',
     [progress]: Math.max(current, episode),

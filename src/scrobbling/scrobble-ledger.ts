@@ -1,3 +1,4 @@
+import { toIsoSeconds } from '../common/timestamps';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, LessThan, MoreThanOrEqual } from 'typeorm';
@@ -169,7 +170,7 @@ export class ScrobbleLedger {
       .map(({ lastMs, ...group }) => ({
         ...group,
         episodes: [...group.episodes].sort((a, b) => a - b),
-        last_at: new Date(lastMs).toISOString(),
+        last_at: toIsoSeconds(new Date(lastMs)),
       }));
   }
 

@@ -46,7 +46,8 @@ export class ScrobblersService {
       rewatches: body.rewatches ?? false,
       visible: body.visible ?? false,
       mayWriteManga: body.kind === 'generic' && user.scopes.has(SCOPES.manga),
-      clientId: user.clientId,
+      // Contract §21: the OAuth client of the code flow; null for CLI and identity provider tokens.
+      clientId: user.kind === 'opaque' ? user.clientId : null,
       secretHash: secretHash(secret),
       createdAt: nowToTheSecond(),
       lastUsedAt: null,

@@ -145,7 +145,9 @@ export class ScrobblingService {
               );
         const stays = (outcome: ScrobbleOutcome) =>
           answer(outcome, match.titleId, progressOf(current.entry));
-        if (episode !== null) {
+        const count = current.title[SCROBBLE_FIELDS[parsed.mediaType].count];
+        const watched = watchedEpisode(scrobbler.kind, episode, count);
+        if (watched !== null) {
           // The scrobbler deleted meanwhile: its row is gone, so is its URL.
           const duplicate = await writer.alongside((manager) =>
             this.ledger
@@ -155,7 +157,7 @@ export class ScrobblingService {
                   scrobblerId: scrobbler.id,
                   mediaType: parsed.mediaType,
                   titleId: match.titleId,
-                  episode,
+                  episode: watched,
                 },
                 now,
               )
@@ -165,8 +167,6 @@ export class ScrobblingService {
           );
           if (duplicate) return stays('duplicate');
         }
-        const count = current.title[SCROBBLE_FIELDS[parsed.mediaType].count];
-        const watched = episode ?? (count === 1 ? 1 : null);
         if (watched === null || watched < 1) return stays('ignored');
         return this.write(writer, scrobbler.userId, parsed.mediaType, match.titleId, {
           row: current.title,
@@ -298,7 +298,7 @@ export class ScrobblingService {
           const current = await writer.current(userId, mediaType, key);
           if (!current) break;
           const count = current.title[SCROBBLE_FIELDS[mediaType].count];
-          const watched = episode ?? (count === 1 ? 1 : null);
+          const watched = watchedEpisode(request.kind, episode, count);
           if (watched === null || watched < 1) continue;
           await this.write(writer, userId, mediaType, mapping.titleId, {
             row: current.title,
@@ -343,4 +343,13 @@ export class ScrobblingService {
 /** 404 with an unknown path's members, saying nothing of the secret (contract §21). */
 export function unknownSecret(): ProblemException {
   return ProblemException.notFound('No scrobbler answers at this address');
+}
+
+/**
+ * The episode a payload counts as watched (after the mapping's offset): a generic payload without
+ * one is episode 1 of a title whose known count is 1 (contract §21); any other without one, none.
+ */
+function watchedEpisode(kind: string, episode: number | null, count: number | null): number | null {
+  if (episode !== null) return episode;
+  return kind === 'generic' && count === 1 ? 1 : null;
 }
