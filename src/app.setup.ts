@@ -64,8 +64,9 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
   // Before answerUnsupportedMethods: an allowed origin's preflight is answered here.
   answerCors(fastify, app.get<AppConfig>(APP_CONFIG).corsOrigins);
   answerUnsupportedMethods(fastify);
-  answerUnsupportedMethods(fastify, SCROBBLE_PREFIX);
+  // First: any path under /scrobble/ but the receiver's own is 404, whatever the method.
   configureScrobbleReceiver(fastify);
+  answerUnsupportedMethods(fastify, SCROBBLE_PREFIX);
   refuseEncodedBodies(fastify);
   addRateLimitHeadersHook(fastify, app.get(RateLimitService));
   if (app.get<AppConfig>(APP_CONFIG).metricsEnabled) {

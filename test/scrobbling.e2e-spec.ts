@@ -396,6 +396,12 @@ describe('scrobbling (contract §21)', () => {
         await scrobble(url, '{', 'text/plain').expect(400),
         await scrobble(url, 'x', 'image/png').expect(415),
         await request(server()).get(pathOf(url)).expect(405),
+        // Its path with a trailing slash is no receiver's: 404, not 405.
+        await request(server())
+          .post(`${pathOf(url)}/`)
+          .set('Content-Type', 'application/json')
+          .send('{"event":"watched"}')
+          .expect(404),
       ]) {
         expect(JSON.stringify(answer.body)).not.toContain(secret);
       }

@@ -23,7 +23,7 @@ export function configureScrobbleReceiver(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     const path = request.url.split('?')[0];
     const underReceiver = path === '/scrobble' || isScrobbleRequest(path);
-    if (underReceiver && (request.is404 || !/^\/scrobble\/[^/]+$/.test(path))) {
+    if (underReceiver && !/^\/scrobble\/[^/]+$/.test(path)) {
       sendProblem(reply, problemBody(404, 'No scrobbler answers at this address'));
       return;
     }
