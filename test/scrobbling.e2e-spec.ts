@@ -364,6 +364,9 @@ describe('scrobbling (contract §21)', () => {
       });
       const tooLarge = await scrobble(generic.url, huge).expect(413);
       expect(tooLarge.headers['content-type']).toBe(PROBLEM);
+      expect((tooLarge.body as Json).detail).toBe(
+        `The request body is larger than ${2 * 1024 * 1024} bytes`,
+      );
       // A large body under the limit is read.
       const large = JSON.stringify({
         event: 'watched',

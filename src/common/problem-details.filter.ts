@@ -37,6 +37,14 @@ const FASTIFY_DETAILS: Record<string, string> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Content-Length does not match the body',
 };
 
+/** The 413's detail: the limit of the route the body was sent to (the scrobble receiver's is larger). */
+function tooLarge(request: FastifyRequest): string {
+  const limit = request.routeOptions?.bodyLimit;
+  return limit
+    ? `The request body is larger than ${limit} bytes`
+    : FASTIFY_DETAILS.FST_ERR_CTP_BODY_TOO_LARGE;
+}
+
 /** Seconds a client waits before trying again after a database 503 (a failover: contract §23). */
 export const DATABASE_RETRY_AFTER = '2';
 
@@ -70,10 +78,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       if (status >= 500) return this.unexpected(exception, request);
-      const detail =
-        status === 413
-          ? FASTIFY_DETAILS.FST_ERR_CTP_BODY_TOO_LARGE
-          : httpExceptionDetail(exception);
+      const detail = status === 413 ? tooLarge(request) : httpExceptionDetail(exception);
       return { problem: problemBody(status, detail), headers: {} };
     }
     if (exception instanceof SyntaxError) {
@@ -81,6 +86,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     }
     if (isClientError(exception)) {
       const detail =
+        (exception.statusCode === 413 ? tooLarge(request) : undefined) ??
         (exception.code && FASTIFY_DETAILS[exception.code]) ??
         (exception.statusCode === 400 ? 'The request body is not valid JSON' : 'Bad request');
       return { problem: problemBody(exception.statusCode, detail), headers: {} };
