@@ -103,14 +103,7 @@ export async function insertRows(database, table, columns, rows) {
     }
     return;
   }
-  const url = new URL(database.url);
-  const connection = await mysql.createConnection({
-    host: url.hostname,
-    port: Number(url.port || 3306),
-    user: decodeURIComponent(url.username || 'root'),
-    password: decodeURIComponent(url.password),
-    database: url.pathname.slice(1),
-  });
+  const connection = await connectTo(database.url);
   try {
     await connection.beginTransaction();
     for (let i = 0; i < rows.length; i += 1000) {
@@ -142,18 +135,26 @@ export async function selectRow(database, sql, parameters) {
       connection.close();
     }
   }
-  const url = new URL(database.url);
-  const connection = await mysql.createConnection({
-    host: url.hostname,
-    port: Number(url.port || 3306),
-    user: decodeURIComponent(url.username || 'root'),
-    password: decodeURIComponent(url.password),
-    database: url.pathname.slice(1),
-  });
+  const connection = await connectTo(database.url);
   try {
     const [rows] = await connection.query(sql, parameters);
     return /** @type {Record<string, unknown>[]} */ (rows)[0];
   } finally {
     await connection.end();
   }
+}
+
+/**
+ * A connection of its own to the MariaDB/MySQL database of `url`.
+ * @param {string} url
+ */
+function connectTo(url) {
+  const parsed = new URL(url);
+  return mysql.createConnection({
+    host: parsed.hostname,
+    port: Number(parsed.port || 3306),
+    user: decodeURIComponent(parsed.username || 'root'),
+    password: decodeURIComponent(parsed.password),
+    database: parsed.pathname.slice(1),
+  });
 }

@@ -36,7 +36,8 @@ export class CreateScrobblerDto {
   readonly visible?: boolean;
 }
 
-export class ScrobblerView {
+/** The members every answer about a scrobbler has. */
+class ScrobblerFields {
   @ApiProperty({ example: 'q3Xv9mB2tK7wR1cY' })
   id: string;
 
@@ -57,39 +58,20 @@ export class ScrobblerView {
 
   @ApiProperty({ example: '2026-11-28T10:00:00Z' })
   created_at: string;
+}
 
+export class ScrobblerView extends ScrobblerFields {
   @ApiProperty({ type: String, nullable: true, example: '2026-11-28T21:14:05Z' })
   last_used_at: string | null;
 }
 
 /** The answer of POST (and of a new secret): the URL, shown only then. */
-export class CreatedScrobblerView {
-  @ApiProperty({ example: 'q3Xv9mB2tK7wR1cY' })
-  id: string;
-
-  @ApiProperty({ enum: SCROBBLER_KINDS, example: 'jellyfin' })
-  kind: ScrobblerKind;
-
-  @ApiProperty({ example: 'Living room Jellyfin' })
-  name: string;
-
-  @ApiProperty({ type: String, nullable: true, example: 'alice' })
-  server_user: string | null;
-
-  @ApiProperty({ example: false })
-  rewatches: boolean;
-
-  @ApiProperty({ example: false })
-  visible: boolean;
-
+export class CreatedScrobblerView extends ScrobblerFields {
   @ApiProperty({
     example: 'https://ratings.example/scrobble/0sZ8b3mXc1Qe7hVw2Lr9tYk4NpA6dGfJ',
     description: 'The address to give the media server; its secret is shown only in this answer',
   })
   url: string;
-
-  @ApiProperty({ example: '2026-11-28T10:00:00Z' })
-  created_at: string;
 }
 
 /** PUT /v1/my/scrobble-mappings. */
