@@ -423,19 +423,50 @@ async function main() {
     });
     return { ...started, url };
   };
+  /** @type {PairSide} a write on the main server, no webhook subscribed */
+  const plainSide = {
+    child: server,
+    sampler: serverSampler,
+    db: dbSampler,
+    url: baseUrl,
+    enter: () => webhook.unsubscribe(),
+  };
+  /** @type {PairSide} put-update-webhook's: subscribed before each of its rounds */
+  const webhookSide = {
+    child: server,
+    sampler: serverSampler,
+    db: dbSampler,
+    url: baseUrl,
+    enter: async () => {
+      await webhook.drain();
+      await webhook.subscribe();
+    },
+    phase: {
+      before: async () => {
+        webhook.inPhase.events -= (await webhook.receiver?.received()) ?? 0;
+      },
+      after: async () => {
+        webhook.inPhase.events += (await webhook.receiver?.received()) ?? 0;
+      },
+    },
+    leave: async (row) => {
+      webhook.inPhase.puts += row.requestsTotal;
+    },
+  };
   /**
-   * The pairs measured in alternation, at the place of the first of the two: GET one with
-   * metrics and logs off and on, each on a server of its own; PUT update without and with a
-   * webhook, on the main server.
-   * @type {{ names: string[], sides: () => Promise<PairSide[]>, done?: (sides: PairSide[]) => Promise<void> }[]}
+   * The groups measured in alternation, at the place of the first of them: GET one with
+   * metrics and logs off and on, each on a server of its own; the writes compared with each other
+   * (PUT update without and with a webhook, PUT progress, the scrobble), on the main server.
+   * `sides` gets the names of the group's selected scenarios and returns a side for each.
+   * @type {{ names: string[], sides: (names: string[]) => Promise<PairSide[]>, done?: (sides: PairSide[]) => Promise<void> }[]}
    */
   const pairs = [
     {
       names: ['get-one-fresh', 'get-one-logs'],
-      sides: () =>
+      sides: (names) =>
         Promise.all(
-          /** @type {const} */ (['api-fresh', 'api-logs']).map((target) =>
-            startObservedServer(target),
+          names.map((name) =>
+            startObservedServer(name === 'get-one-fresh' ? 'api-fresh' : 'api-logs'),
           ),
         ),
       done: async (sides) => {
@@ -446,37 +477,9 @@ async function main() {
       },
     },
     {
-      names: ['put-update', 'put-update-webhook'],
-      sides: async () => [
-        {
-          child: server,
-          sampler: serverSampler,
-          db: dbSampler,
-          url: baseUrl,
-          enter: () => webhook.unsubscribe(),
-        },
-        {
-          child: server,
-          sampler: serverSampler,
-          db: dbSampler,
-          url: baseUrl,
-          enter: async () => {
-            await webhook.drain();
-            await webhook.subscribe();
-          },
-          phase: {
-            before: async () => {
-              webhook.inPhase.events -= (await webhook.receiver?.received()) ?? 0;
-            },
-            after: async () => {
-              webhook.inPhase.events += (await webhook.receiver?.received()) ?? 0;
-            },
-          },
-          leave: async (row) => {
-            webhook.inPhase.puts += row.requestsTotal;
-          },
-        },
-      ],
+      names: ['put-update', 'put-update-webhook', 'put-progress', 'scrobble-jellyfin'],
+      sides: async (names) =>
+        names.map((name) => (name === 'put-update-webhook' ? webhookSide : plainSide)),
       done: () => webhook.unsubscribe(),
     },
   ];
@@ -484,9 +487,9 @@ async function main() {
     const isBaseline = scenario.target === 'baseline';
     const pair = pairs.find((p) => p.names.includes(scenario.name));
     const pairScenarios = pair ? selected.filter((s) => pair.names.includes(s.name)) : [];
-    if (pair && pairScenarios.length === 2) {
+    if (pair && pairScenarios.length >= 2) {
       if (scenario === pairScenarios[0]) {
-        const sides = await pair.sides();
+        const sides = await pair.sides(pairScenarios.map((s) => s.name));
         try {
           for (const row of await measurePair(pairScenarios, sides, (measured, round) =>
             settings.cpuProf && round === 0

@@ -8,6 +8,7 @@ import { ScrobbleMapping } from './scrobble-mapping.entity';
 import { ScrobbleRecent } from './scrobble-recent.entity';
 import { ScrobbleUnmatched } from './scrobble-unmatched.entity';
 import { isUniqueViolation } from '../database/errors';
+import { selectFirst } from '../database/select-arrays';
 import { mappingKey } from './scrobble-keys';
 import type { ScrobbleMappingView, UnmatchedScrobbleView } from './scrobblers.dto';
 
@@ -34,9 +35,13 @@ export class ScrobbleLedger {
     key: { scrobblerId: string; mediaType: MediaType; titleId: number; episode: number },
     nowMs: number,
   ): Promise<boolean> {
-    // The insert first: a new episode, the common case, costs one statement.
+    // The insert first: a new episode, the common case, costs one statement (a constant one:
+    // TypeORM's insert writes the values into the SQL, a new statement to prepare every time).
     try {
-      await manager.insert(ScrobbleRecent, { ...key, atMs: nowMs });
+      await manager.query(
+        'INSERT INTO scrobble_recent (scrobbler_id, media_type, title_id, episode, at_ms) VALUES (?, ?, ?, ?, ?)',
+        [key.scrobblerId, key.mediaType, key.titleId, key.episode, nowMs],
+      );
       return false;
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
@@ -114,12 +119,27 @@ export class ScrobbleLedger {
     }
   }
 
-  mappingOf(
+  /** Read on every scrobble matched past rule 1: one constant statement (see findBySecret). */
+  async mappingOf(
     userId: number,
     mediaType: MediaType,
     keyHash: string,
   ): Promise<ScrobbleMapping | null> {
-    return this.dataSource.getRepository(ScrobbleMapping).findOneBy({ userId, mediaType, keyHash });
+    const row = await selectFirst<MappingRow>(this.dataSource, MAPPING_BY_KEY, [
+      userId,
+      mediaType,
+      keyHash,
+    ]);
+    if (row === undefined) return null;
+    return Object.assign(new ScrobbleMapping(), {
+      userId,
+      mediaType,
+      keyHash,
+      series: row.series,
+      season: row.season === null ? null : Number(row.season),
+      titleId: Number(row.title_id),
+      episodeOffset: Number(row.episode_offset),
+    });
   }
 
   mappingsOf(userId: number): Promise<ScrobbleMapping[]> {
@@ -214,4 +234,15 @@ export function mappingView(mapping: ScrobbleMapping): ScrobbleMappingView {
     title_id: mapping.titleId,
     episode_offset: mapping.episodeOffset,
   };
+}
+
+const MAPPING_BY_KEY =
+  'SELECT series, season, title_id, episode_offset FROM scrobble_mappings ' +
+  'WHERE user_id = ? AND media_type = ? AND key_hash = ?';
+
+interface MappingRow {
+  series: string;
+  season: number | string | null;
+  title_id: number | string;
+  episode_offset: number | string;
 }
