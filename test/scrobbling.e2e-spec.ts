@@ -65,6 +65,18 @@ const CATALOG = [
   manga(1, { externalId: 126287, title: 'Sousou no Frieren', chapters: 140, volumes: 14 }),
 ];
 
+/** A refused scrobble wrote nothing: no entry, no duplicate window, no unmatched, no last use. */
+async function expectNothingWritten(app: NestFastifyApplication, token: string): Promise<void> {
+  expect((await api(app, token).get('/v1/my/anime/ratings').expect(200)).body).toEqual([]);
+  expect((await api(app, token).get('/v1/my/manga/ratings').expect(200)).body).toEqual([]);
+  const dataSource = app.get(DataSource);
+  for (const table of ['scrobble_recent', 'scrobble_unmatched']) {
+    expect(await dataSource.query(`SELECT * FROM ${table}`)).toEqual([]);
+  }
+  const scrobblers = (await api(app, token).get('/v1/my/scrobblers').expect(200)).body as Json[];
+  for (const scrobbler of scrobblers) expect(scrobbler.last_used_at).toBeNull();
+}
+
 describe('scrobbling (contract §21)', () => {
   let app: NestFastifyApplication;
   let token: string;
@@ -408,6 +420,65 @@ describe('scrobbling (contract §21)', () => {
       ]) {
         expect(JSON.stringify(answer.body)).not.toContain(secret);
       }
+    });
+
+    it('checks in the order 404, 415, 413, 400: the secret and the Content-Type before the body', async () => {
+      const { url } = await create({ kind: 'generic', name: 'G' });
+      const unknown = '/scrobble/not-a-secret-at-all';
+      const oversize = Buffer.alloc(2 * 1024 * 1024 + 1, 0x78);
+      const unknownPath = await request(server()).post('/nowhere').expect(404);
+      const refused = async (status: number, test: request.Test) => {
+        const answer = await test;
+        expect(answer.status).toBe(status);
+        expect(answer.headers['content-type']).toBe(PROBLEM);
+        expect(JSON.stringify(answer.body)).not.toContain('not-a-secret');
+        expect(JSON.stringify(answer.body)).not.toContain(pathOf(url).split('/').pop()!);
+        if (status === 404) {
+          expect(Object.keys(answer.body as Json).sort()).toEqual(
+            Object.keys(unknownPath.body as Json).sort(),
+          );
+          expect(answer.headers['ratelimit-limit']).toBeUndefined();
+        } else {
+          expect(answer.headers['ratelimit-limit']).toBe('120');
+        }
+        return answer.body as Json;
+      };
+      const post = (path: string) => request(server()).post(path);
+
+      // An unknown secret is 404 whatever the body: broken, oversize, encoded, of any type.
+      await refused(404, post(unknown).set('Content-Type', 'application/json').send('{"event":'));
+      await refused(404, post(unknown).set('Content-Type', 'application/json').send(oversize));
+      await refused(404, post(unknown).set('Content-Type', 'application/xml').send(oversize));
+      await refused(404, post(unknown).send(oversize));
+      await refused(
+        404,
+        post(unknown)
+          .set('Content-Type', 'application/json')
+          .set('Content-Encoding', 'gzip')
+          .send('{"event":"watched"}'),
+      );
+      // A known secret: the Content-Type before the body's size and syntax.
+      await refused(415, post(pathOf(url)).set('Content-Type', 'application/xml').send(oversize));
+      await refused(415, post(pathOf(url)).send(oversize));
+      await refused(415, post(pathOf(url)));
+      await refused(415, post(pathOf(url)).set('Content-Type', 'image/png').send('{"event":'));
+      // The right type: the size, then the syntax.
+      expect(
+        await refused(
+          413,
+          post(pathOf(url)).set('Content-Type', 'application/json').send(oversize),
+        ),
+      ).toMatchObject({ detail: `The request body is larger than ${2 * 1024 * 1024} bytes` });
+      await refused(413, post(pathOf(url)).set('Content-Type', 'text/plain').send(oversize));
+      await refused(
+        400,
+        post(pathOf(url)).set('Content-Type', 'application/json').send('{"event":'),
+      );
+      await refused(400, post(pathOf(url)).set('Content-Type', 'application/json').send('[1]'));
+      await expectNothingWritten(app, token);
+      // Each of the eight refusals past the 404 counted once against the secret's window.
+      const counted = await scrobble(url, { event: 'paused' }).expect(200);
+      expect(counted.headers['ratelimit-remaining']).toBe(String(120 - 9));
     });
 
     it('hostile names are names: control characters dropped, markup kept as text, nothing else written', async () => {
@@ -914,6 +985,49 @@ describe('scrobbling across instances, and the access log', () => {
     } finally {
       await first.close();
       await second.close();
+    }
+  });
+
+  it('a secret over its limit is 429 before its Content-Type and body are looked at', async () => {
+    const app = await createTestApp({ SCROBBLE_RATE_LIMIT: '2' });
+    try {
+      await resetDatabase(app);
+      await importTitles(app, CATALOG);
+      const { token } = await createUserWithToken(app);
+      const created = (
+        await api(app, token).post('/v1/my/scrobblers', { kind: 'generic', name: 'G' }).expect(201)
+      ).body as { url: string };
+      const path = new URL(created.url).pathname;
+      const post = () => request(app.getHttpServer()).post(path);
+      await post().set('Content-Type', 'application/json').send('{"event":').expect(400);
+      await post().set('Content-Type', 'application/xml').send('<a/>').expect(415);
+      const oversize = Buffer.alloc(2 * 1024 * 1024 + 1, 0x78);
+      for (const test of [
+        post().set('Content-Type', 'application/json').send('{"event":'),
+        post().set('Content-Type', 'application/json').send(oversize),
+        post().set('Content-Type', 'application/xml').send(oversize),
+        post(),
+        post()
+          .set('Content-Type', 'application/json')
+          .send(JSON.stringify({ event: 'watched', title: 'Sousou no Frieren', episode: 1 })),
+      ]) {
+        const answer = await test;
+        expect(answer.status).toBe(429);
+        expect(answer.headers['content-type']).toBe(PROBLEM);
+        expect(Number(answer.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+        expect(answer.headers['ratelimit-limit']).toBe('2');
+        expect(answer.headers['ratelimit-remaining']).toBe('0');
+        expect(JSON.stringify(answer.body)).not.toContain(path.split('/').pop()!);
+      }
+      // An unknown secret is still 404, not counted against anyone.
+      await request(app.getHttpServer())
+        .post('/scrobble/not-a-secret-at-all')
+        .set('Content-Type', 'application/json')
+        .send('{"event":')
+        .expect(404);
+      await expectNothingWritten(app, token);
+    } finally {
+      await app.close();
     }
   });
 });

@@ -1,4 +1,4 @@
-import { Controller, Headers, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, HttpCode, Post, Req } from '@nestjs/common';
 import {
   ApiBody,
   ApiConsumes,
@@ -8,16 +8,16 @@ import {
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import { admissionOf } from './scrobble-receiver.http';
 import { ScrobbleOutcomeView } from './scrobblers.dto';
 import { ScrobblingService, type ScrobbleAnswer } from './scrobbling.service';
-
-/** The path pattern of the receiver (its secret never reaches logs or metrics: they print this). */
-export const SCROBBLE_ROUTE = '/scrobble/:secret';
 
 /**
  * POST /scrobble/{secret}: called by media servers, outside the /v1 pipeline (no bearer token, no
  * User-Agent rule, no IP denial); its own limits: 120 requests per minute per secret, 2 MiB.
+ * Its secret, rate limit and Content-Type are checked before the body is read
+ * (configureScrobbleReceiver); the handler reads the body and applies it.
  */
 @ApiTags('scrobbling')
 @Controller('scrobble')
@@ -93,14 +93,7 @@ export class ScrobbleReceiverController {
     description: 'More than 120 requests in 60 s for this secret; carries Retry-After',
   })
   @ApiResponse({ status: 503, description: 'The database does not answer: the event is lost' })
-  receive(
-    @Param('secret') secret: string,
-    @Headers('content-type') contentType: string | undefined,
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<ScrobbleAnswer> {
-    return this.scrobbling.receive(secret, contentType, request.body, (headers) => {
-      void reply.headers(headers);
-    });
+  receive(@Req() request: FastifyRequest): Promise<ScrobbleAnswer> {
+    return this.scrobbling.receive(admissionOf(request), request.body);
   }
 }
