@@ -176,6 +176,68 @@ describe('scrobbling (contract §21)', () => {
       expect((await api(app, token).get('/v1/my/scrobblers').expect(200)).body).toHaveLength(20);
     });
 
+    it('counts characters as code points, as the columns do: stored whole or 400 naming the field', async () => {
+      const bad = async (body: unknown, field: string) => {
+        const answer = await api(app, token).post('/v1/my/scrobblers', body).expect(400);
+        expect((answer.body as { errors: { field: string }[] }).errors.map((e) => e.field)).toEqual(
+          [field],
+        );
+      };
+      const names = ['😀'.repeat(64), 'a' + '\uFE0F'.repeat(63), '❤️'.repeat(32), 'é'.repeat(64)];
+      for (const name of names) {
+        const created = await create({ kind: 'plex', name, server_user: '😀'.repeat(128) });
+        expect([created.name, created.server_user]).toEqual([name, '😀'.repeat(128)]);
+      }
+      const listed = (await api(app, token).get('/v1/my/scrobblers').expect(200)).body as Json[];
+      expect(listed.map((scrobbler) => scrobbler.name).sort()).toEqual([...names].sort());
+      expect(listed.map((scrobbler) => scrobbler.server_user)).toEqual(
+        names.map(() => '😀'.repeat(128)),
+      );
+      await bad({ kind: 'plex', name: '😀'.repeat(65) }, 'name');
+      await bad({ kind: 'plex', name: 'a' + '\uFE0F'.repeat(64) }, 'name');
+      await bad({ kind: 'plex', name: '❤️'.repeat(33) }, 'name');
+      await bad({ kind: 'plex', name: 'x', server_user: '😀'.repeat(129) }, 'server_user');
+
+      // The mapping's series and the unmatched list's: 500 characters.
+      const series = '😀'.repeat(500);
+      const { url } = await create({ kind: 'generic', name: 'G' });
+      await scrobble(url, { event: 'watched', title: series, episode: 1 }).expect(200);
+      const unmatched = (await api(app, token).get('/v1/my/scrobblers/unmatched').expect(200))
+        .body as Json[];
+      expect(unmatched.map((item) => item.series)).toEqual([series]);
+      await scrobble(url, { event: 'watched', title: '😀'.repeat(501), episode: 1 }).expect(400);
+      const mapped = await api(app, token)
+        .put('/v1/my/scrobble-mappings', { series, title_id: 7 })
+        .expect(200);
+      expect((mapped.body as Json).series).toBe(series);
+      expect(await entry('anime', 7)).toMatchObject({ episodes_watched: 1 });
+      const refused = await api(app, token)
+        .put('/v1/my/scrobble-mappings', { series: '😀'.repeat(501), title_id: 7 })
+        .expect(400);
+      expect((refused.body as { errors: { field: string }[] }).errors).toEqual([
+        { field: 'series', message: 'must be a string of 1 to 500 characters' },
+      ]);
+      await api(app, token)
+        .delete(`/v1/my/scrobble-mappings?series=${encodeURIComponent(series)}`)
+        .expect(200);
+    });
+
+    it('server_user null is server_user absent, for every kind', async () => {
+      const urls: Record<string, string> = {};
+      for (const kind of ['jellyfin', 'plex', 'emby', 'kodi', 'generic']) {
+        const created = await create({ kind, name: kind, server_user: null });
+        expect(created.server_user).toBeNull();
+        urls[kind] = created.url;
+      }
+      const listed = (await api(app, token).get('/v1/my/scrobblers').expect(200)).body as Json[];
+      expect(listed.map((scrobbler) => scrobbler.server_user)).toEqual(Array(5).fill(null));
+      // No server user: every account's payloads count.
+      const stop = withValues(fixture('jellyfin/playback-stop-episode'), {
+        NotificationUsername: 'anyone',
+      });
+      expect((await scrobble(urls.jellyfin, stop).expect(200)).body.outcome).toBe('created');
+    });
+
     it('needs ratings.anime', async () => {
       const { token: mangaOnly } = await createUserWithToken(app, [SCOPES.manga]);
       await api(app, mangaOnly).get('/v1/my/scrobblers').expect(403);
@@ -837,6 +899,46 @@ describe('scrobbling (contract §21)', () => {
       expect(history.map((event) => event.client)).toEqual(['generic', 'generic', 'generic']);
     });
 
+    it('a mapping without season is the mapping of season null', async () => {
+      const { url } = await create({ kind: 'generic', name: 'G' });
+      await scrobble(url, { event: 'watched', title: 'No Season Show', episode: 2 }).expect(200);
+      expect(
+        (
+          await api(app, token)
+            .put('/v1/my/scrobble-mappings', { series: 'No Season Show', title_id: 7 })
+            .expect(200)
+        ).body,
+      ).toEqual({
+        series: 'No Season Show',
+        season: null,
+        media_type: 'anime',
+        title_id: 7,
+        episode_offset: 0,
+      });
+      // The pending request (no season) was replayed through it.
+      expect(await entry('anime', 7)).toMatchObject({ episodes_watched: 2 });
+      expect((await api(app, token).get('/v1/my/scrobblers/unmatched').expect(200)).body).toEqual(
+        [],
+      );
+      // The same key as an explicit null: one mapping, replaced.
+      await api(app, token)
+        .put('/v1/my/scrobble-mappings', { series: 'No Season Show', season: null, title_id: 3 })
+        .expect(200);
+      expect((await api(app, token).get('/v1/my/scrobble-mappings').expect(200)).body).toEqual([
+        {
+          series: 'No Season Show',
+          season: null,
+          media_type: 'anime',
+          title_id: 3,
+          episode_offset: 0,
+        },
+      ]);
+      await api(app, token)
+        .delete('/v1/my/scrobble-mappings?series=No%20Season%20Show')
+        .expect(200);
+      expect((await api(app, token).get('/v1/my/scrobble-mappings').expect(200)).body).toEqual([]);
+    });
+
     it('refuses bad mappings by field and unknown titles with 404', async () => {
       const bad = async (body: Json, field: string) => {
         const answer = await api(app, token).put('/v1/my/scrobble-mappings', body).expect(400);
@@ -845,7 +947,8 @@ describe('scrobbling (contract §21)', () => {
         ).toContain(field);
       };
       await bad({ season: 1, title_id: 1 }, 'series');
-      await bad({ series: 'x', title_id: 1 }, 'season');
+      await bad({ series: 'x', season: -1, title_id: 1 }, 'season');
+      await bad({ series: 'x', season: '2', title_id: 1 }, 'season');
       await bad({ series: 'x', season: 1, title_id: 1, episode_offset: 5001 }, 'episode_offset');
       await bad({ series: 'x', season: 1, title_id: 1, media_type: 'novel' }, 'media_type');
       await bad({ series: 'x', season: null, title_id: 'one' }, 'title_id');

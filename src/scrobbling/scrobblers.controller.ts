@@ -232,7 +232,7 @@ function mappingQuery(query: Record<string, unknown>): {
 } {
   const errors: { field: string; message: string }[] = [];
   const { series, season, media_type: mediaType } = query;
-  if (typeof series !== 'string' || series.length < 1 || series.length > 500) {
+  if (typeof series !== 'string' || series.length < 1 || [...series].length > 500) {
     errors.push({ field: 'series', message: 'must be given once, 1 to 500 characters' });
   }
   if (season !== undefined && (typeof season !== 'string' || !/^\d{1,9}$/.test(season))) {

@@ -292,15 +292,16 @@ export class ScrobblingService {
    */
   async putMapping(userId: number, body: PutScrobbleMappingDto): Promise<ScrobbleMappingView> {
     const mediaType = body.media_type ?? 'anime';
+    const season = body.season ?? null;
     if (!(await this.titles.exists(mediaType, body.title_id))) {
       throw ProblemException.notFound(`No ${mediaType} title has id ${body.title_id}`);
     }
     const mapping: ScrobbleMapping = {
       userId,
       mediaType,
-      keyHash: mappingKey(body.series, body.season),
+      keyHash: mappingKey(body.series, season),
       series: body.series,
-      season: body.season,
+      season,
       titleId: body.title_id,
       episodeOffset: body.episode_offset ?? 0,
     };
