@@ -939,6 +939,38 @@ describe('scrobbling (contract §21)', () => {
       expect((await api(app, token).get('/v1/my/scrobble-mappings').expect(200)).body).toEqual([]);
     });
 
+    it('a manga mapping needs ratings.manga too (it writes manga entries when it replays)', async () => {
+      const { token: animeOnly } = await createUserWithToken(app, [SCOPES.anime]);
+      const generic = await create({ kind: 'generic', name: 'G' });
+      // Kept for the owner of the full token; the anime-only user has nothing pending.
+      await scrobble(generic.url, {
+        event: 'read',
+        media_type: 'manga',
+        title: 'Nowhere',
+        chapter: 3,
+      }).expect(200);
+      const refused = await api(app, animeOnly)
+        .put('/v1/my/scrobble-mappings', { series: 'Nowhere', media_type: 'manga', title_id: 1 })
+        .expect(403);
+      expect(refused.headers['content-type']).toBe(PROBLEM);
+      expect(refused.headers['www-authenticate']).toBe(
+        'Bearer error="insufficient_scope", scope="ratings.manga"',
+      );
+      expect((refused.body as Json).type).toMatch(/\/insufficient-scope$/);
+      expect((await api(app, animeOnly).get('/v1/my/scrobble-mappings').expect(200)).body).toEqual(
+        [],
+      );
+      // An anime mapping is the route's own scope.
+      await api(app, animeOnly)
+        .put('/v1/my/scrobble-mappings', { series: 'Nowhere', title_id: 1 })
+        .expect(200);
+      // The full token's manga mapping replays its pending request.
+      await api(app, token)
+        .put('/v1/my/scrobble-mappings', { series: 'Nowhere', media_type: 'manga', title_id: 1 })
+        .expect(200);
+      expect(await entry('manga', 1)).toMatchObject({ chapters_read: 3 });
+    });
+
     it('refuses bad mappings by field and unknown titles with 404', async () => {
       const bad = async (body: Json, field: string) => {
         const answer = await api(app, token).put('/v1/my/scrobble-mappings', body).expect(400);

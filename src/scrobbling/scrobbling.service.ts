@@ -1,4 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { AuthenticatedUser } from '../auth/authenticated-user';
+import { SCOPES } from '../auth/scopes';
+import { insufficientScope } from '../auth/scopes.guard';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { TitleCrossRefsStore } from '../catalog/title-cross-refs';
@@ -290,8 +293,14 @@ export class ScrobblingService {
    * PUT /v1/my/scrobble-mappings: the mapping, and the key's pending requests applied in their
    * order of arrival, in one transaction (never a rewatch, never lowering, their arrival days).
    */
-  async putMapping(userId: number, body: PutScrobbleMappingDto): Promise<ScrobbleMappingView> {
+  async putMapping(
+    user: AuthenticatedUser,
+    body: PutScrobbleMappingDto,
+  ): Promise<ScrobbleMappingView> {
+    const userId = user.id;
     const mediaType = body.media_type ?? 'anime';
+    // The route needs ratings.anime; a manga mapping writes manga entries when it replays.
+    if (!user.scopes.has(SCOPES[mediaType])) throw insufficientScope(SCOPES[mediaType]);
     const season = body.season ?? null;
     if (!(await this.titles.exists(mediaType, body.title_id))) {
       throw ProblemException.notFound(`No ${mediaType} title has id ${body.title_id}`);
