@@ -30,7 +30,7 @@ export class ScrobbleReceiverController {
     operationId: 'scrobble',
     summary: "Receive a media server's event (the URL a scrobbler was created with)",
     description:
-      'No bearer token: the secret in the path is the credential. Bodies: application/json and text/plain holding JSON (every kind), application/x-www-form-urlencoded (jellyfin), multipart/form-data with the JSON in the part `payload` (plex) or `data` (emby); other types 415. At most 2 MiB (413); 120 requests per 60 s per secret (429 with Retry-After). Every recognised request is 200 with its outcome; media servers do not retry, so what was refused is lost.',
+      'No bearer token: the secret in the path is the credential. Bodies: application/json and text/plain holding JSON (every kind), application/x-www-form-urlencoded (jellyfin), multipart/form-data with the JSON in the part `payload` (plex) or `data` (emby); other types 415. At most 2 MiB (413); 120 requests per 60 s per secret (429 with Retry-After). The first failing check decides, in this order: unknown secret 404, rate limit 429, Content-Type 415, body size 413, body 400 (the secret and the type are checked before the body is read). Every recognised request is 200 with its outcome; media servers do not retry, so what was refused is lost.',
   })
   @ApiParam({ name: 'secret', description: "The secret of the scrobbler's URL" })
   @ApiConsumes(
