@@ -22,6 +22,7 @@ import {
   isScrobbleRequest,
   SCROBBLE_PREFIX,
 } from './scrobbling/scrobble-receiver.http';
+import { ScrobblingService } from './scrobbling/scrobbling.service';
 import type { AppConfig } from './config/app-config';
 
 export const BODY_LIMIT_BYTES = 16384;
@@ -65,7 +66,7 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
   answerCors(fastify, app.get<AppConfig>(APP_CONFIG).corsOrigins);
   answerUnsupportedMethods(fastify);
   // First: any path under /scrobble/ but the receiver's own is 404, whatever the method.
-  configureScrobbleReceiver(fastify);
+  configureScrobbleReceiver(fastify, app.get(ScrobblingService));
   answerUnsupportedMethods(fastify, SCROBBLE_PREFIX);
   refuseEncodedBodies(fastify);
   addRateLimitHeadersHook(fastify, app.get(RateLimitService));

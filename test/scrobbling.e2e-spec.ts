@@ -65,6 +65,18 @@ const CATALOG = [
   manga(1, { externalId: 126287, title: 'Sousou no Frieren', chapters: 140, volumes: 14 }),
 ];
 
+/** A refused scrobble wrote nothing: no entry, no duplicate window, no unmatched, no last use. */
+async function expectNothingWritten(app: NestFastifyApplication, token: string): Promise<void> {
+  expect((await api(app, token).get('/v1/my/anime/ratings').expect(200)).body).toEqual([]);
+  expect((await api(app, token).get('/v1/my/manga/ratings').expect(200)).body).toEqual([]);
+  const dataSource = app.get(DataSource);
+  for (const table of ['scrobble_recent', 'scrobble_unmatched']) {
+    expect(await dataSource.query(`SELECT * FROM ${table}`)).toEqual([]);
+  }
+  const scrobblers = (await api(app, token).get('/v1/my/scrobblers').expect(200)).body as Json[];
+  for (const scrobbler of scrobblers) expect(scrobbler.last_used_at).toBeNull();
+}
+
 describe('scrobbling (contract §21)', () => {
   let app: NestFastifyApplication;
   let token: string;
@@ -162,6 +174,68 @@ describe('scrobbling (contract §21)', () => {
         .expect(409);
       expect(refused.headers['content-type']).toBe(PROBLEM);
       expect((await api(app, token).get('/v1/my/scrobblers').expect(200)).body).toHaveLength(20);
+    });
+
+    it('counts characters as code points, as the columns do: stored whole or 400 naming the field', async () => {
+      const bad = async (body: unknown, field: string) => {
+        const answer = await api(app, token).post('/v1/my/scrobblers', body).expect(400);
+        expect((answer.body as { errors: { field: string }[] }).errors.map((e) => e.field)).toEqual(
+          [field],
+        );
+      };
+      const names = ['😀'.repeat(64), 'a' + '\uFE0F'.repeat(63), '❤️'.repeat(32), 'é'.repeat(64)];
+      for (const name of names) {
+        const created = await create({ kind: 'plex', name, server_user: '😀'.repeat(128) });
+        expect([created.name, created.server_user]).toEqual([name, '😀'.repeat(128)]);
+      }
+      const listed = (await api(app, token).get('/v1/my/scrobblers').expect(200)).body as Json[];
+      expect(listed.map((scrobbler) => scrobbler.name).sort()).toEqual([...names].sort());
+      expect(listed.map((scrobbler) => scrobbler.server_user)).toEqual(
+        names.map(() => '😀'.repeat(128)),
+      );
+      await bad({ kind: 'plex', name: '😀'.repeat(65) }, 'name');
+      await bad({ kind: 'plex', name: 'a' + '\uFE0F'.repeat(64) }, 'name');
+      await bad({ kind: 'plex', name: '❤️'.repeat(33) }, 'name');
+      await bad({ kind: 'plex', name: 'x', server_user: '😀'.repeat(129) }, 'server_user');
+
+      // The mapping's series and the unmatched list's: 500 characters.
+      const series = '😀'.repeat(500);
+      const { url } = await create({ kind: 'generic', name: 'G' });
+      await scrobble(url, { event: 'watched', title: series, episode: 1 }).expect(200);
+      const unmatched = (await api(app, token).get('/v1/my/scrobblers/unmatched').expect(200))
+        .body as Json[];
+      expect(unmatched.map((item) => item.series)).toEqual([series]);
+      await scrobble(url, { event: 'watched', title: '😀'.repeat(501), episode: 1 }).expect(400);
+      const mapped = await api(app, token)
+        .put('/v1/my/scrobble-mappings', { series, title_id: 7 })
+        .expect(200);
+      expect((mapped.body as Json).series).toBe(series);
+      expect(await entry('anime', 7)).toMatchObject({ episodes_watched: 1 });
+      const refused = await api(app, token)
+        .put('/v1/my/scrobble-mappings', { series: '😀'.repeat(501), title_id: 7 })
+        .expect(400);
+      expect((refused.body as { errors: { field: string }[] }).errors).toEqual([
+        { field: 'series', message: 'must be a string of 1 to 500 characters' },
+      ]);
+      await api(app, token)
+        .delete(`/v1/my/scrobble-mappings?series=${encodeURIComponent(series)}`)
+        .expect(200);
+    });
+
+    it('server_user null is server_user absent, for every kind', async () => {
+      const urls: Record<string, string> = {};
+      for (const kind of ['jellyfin', 'plex', 'emby', 'kodi', 'generic']) {
+        const created = await create({ kind, name: kind, server_user: null });
+        expect(created.server_user).toBeNull();
+        urls[kind] = created.url;
+      }
+      const listed = (await api(app, token).get('/v1/my/scrobblers').expect(200)).body as Json[];
+      expect(listed.map((scrobbler) => scrobbler.server_user)).toEqual(Array(5).fill(null));
+      // No server user: every account's payloads count.
+      const stop = withValues(fixture('jellyfin/playback-stop-episode'), {
+        NotificationUsername: 'anyone',
+      });
+      expect((await scrobble(urls.jellyfin, stop).expect(200)).body.outcome).toBe('created');
     });
 
     it('needs ratings.anime', async () => {
@@ -408,6 +482,65 @@ describe('scrobbling (contract §21)', () => {
       ]) {
         expect(JSON.stringify(answer.body)).not.toContain(secret);
       }
+    });
+
+    it('checks in the order 404, 415, 413, 400: the secret and the Content-Type before the body', async () => {
+      const { url } = await create({ kind: 'generic', name: 'G' });
+      const unknown = '/scrobble/not-a-secret-at-all';
+      const oversize = Buffer.alloc(2 * 1024 * 1024 + 1, 0x78);
+      const unknownPath = await request(server()).post('/nowhere').expect(404);
+      const refused = async (status: number, test: request.Test) => {
+        const answer = await test;
+        expect(answer.status).toBe(status);
+        expect(answer.headers['content-type']).toBe(PROBLEM);
+        expect(JSON.stringify(answer.body)).not.toContain('not-a-secret');
+        expect(JSON.stringify(answer.body)).not.toContain(pathOf(url).split('/').pop()!);
+        if (status === 404) {
+          expect(Object.keys(answer.body as Json).sort()).toEqual(
+            Object.keys(unknownPath.body as Json).sort(),
+          );
+          expect(answer.headers['ratelimit-limit']).toBeUndefined();
+        } else {
+          expect(answer.headers['ratelimit-limit']).toBe('120');
+        }
+        return answer.body as Json;
+      };
+      const post = (path: string) => request(server()).post(path);
+
+      // An unknown secret is 404 whatever the body: broken, oversize, encoded, of any type.
+      await refused(404, post(unknown).set('Content-Type', 'application/json').send('{"event":'));
+      await refused(404, post(unknown).set('Content-Type', 'application/json').send(oversize));
+      await refused(404, post(unknown).set('Content-Type', 'application/xml').send(oversize));
+      await refused(404, post(unknown).send(oversize));
+      await refused(
+        404,
+        post(unknown)
+          .set('Content-Type', 'application/json')
+          .set('Content-Encoding', 'gzip')
+          .send('{"event":"watched"}'),
+      );
+      // A known secret: the Content-Type before the body's size and syntax.
+      await refused(415, post(pathOf(url)).set('Content-Type', 'application/xml').send(oversize));
+      await refused(415, post(pathOf(url)).send(oversize));
+      await refused(415, post(pathOf(url)));
+      await refused(415, post(pathOf(url)).set('Content-Type', 'image/png').send('{"event":'));
+      // The right type: the size, then the syntax.
+      expect(
+        await refused(
+          413,
+          post(pathOf(url)).set('Content-Type', 'application/json').send(oversize),
+        ),
+      ).toMatchObject({ detail: `The request body is larger than ${2 * 1024 * 1024} bytes` });
+      await refused(413, post(pathOf(url)).set('Content-Type', 'text/plain').send(oversize));
+      await refused(
+        400,
+        post(pathOf(url)).set('Content-Type', 'application/json').send('{"event":'),
+      );
+      await refused(400, post(pathOf(url)).set('Content-Type', 'application/json').send('[1]'));
+      await expectNothingWritten(app, token);
+      // Each of the eight refusals past the 404 counted once against the secret's window.
+      const counted = await scrobble(url, { event: 'paused' }).expect(200);
+      expect(counted.headers['ratelimit-remaining']).toBe(String(120 - 9));
     });
 
     it('hostile names are names: control characters dropped, markup kept as text, nothing else written', async () => {
@@ -766,6 +899,78 @@ describe('scrobbling (contract §21)', () => {
       expect(history.map((event) => event.client)).toEqual(['generic', 'generic', 'generic']);
     });
 
+    it('a mapping without season is the mapping of season null', async () => {
+      const { url } = await create({ kind: 'generic', name: 'G' });
+      await scrobble(url, { event: 'watched', title: 'No Season Show', episode: 2 }).expect(200);
+      expect(
+        (
+          await api(app, token)
+            .put('/v1/my/scrobble-mappings', { series: 'No Season Show', title_id: 7 })
+            .expect(200)
+        ).body,
+      ).toEqual({
+        series: 'No Season Show',
+        season: null,
+        media_type: 'anime',
+        title_id: 7,
+        episode_offset: 0,
+      });
+      // The pending request (no season) was replayed through it.
+      expect(await entry('anime', 7)).toMatchObject({ episodes_watched: 2 });
+      expect((await api(app, token).get('/v1/my/scrobblers/unmatched').expect(200)).body).toEqual(
+        [],
+      );
+      // The same key as an explicit null: one mapping, replaced.
+      await api(app, token)
+        .put('/v1/my/scrobble-mappings', { series: 'No Season Show', season: null, title_id: 3 })
+        .expect(200);
+      expect((await api(app, token).get('/v1/my/scrobble-mappings').expect(200)).body).toEqual([
+        {
+          series: 'No Season Show',
+          season: null,
+          media_type: 'anime',
+          title_id: 3,
+          episode_offset: 0,
+        },
+      ]);
+      await api(app, token)
+        .delete('/v1/my/scrobble-mappings?series=No%20Season%20Show')
+        .expect(200);
+      expect((await api(app, token).get('/v1/my/scrobble-mappings').expect(200)).body).toEqual([]);
+    });
+
+    it('a manga mapping needs ratings.manga too (it writes manga entries when it replays)', async () => {
+      const { token: animeOnly } = await createUserWithToken(app, [SCOPES.anime]);
+      const generic = await create({ kind: 'generic', name: 'G' });
+      // Kept for the owner of the full token; the anime-only user has nothing pending.
+      await scrobble(generic.url, {
+        event: 'read',
+        media_type: 'manga',
+        title: 'Nowhere',
+        chapter: 3,
+      }).expect(200);
+      const refused = await api(app, animeOnly)
+        .put('/v1/my/scrobble-mappings', { series: 'Nowhere', media_type: 'manga', title_id: 1 })
+        .expect(403);
+      expect(refused.headers['content-type']).toBe(PROBLEM);
+      expect(refused.headers['www-authenticate']).toBe(
+        'Bearer error="insufficient_scope", scope="ratings.manga"',
+      );
+      expect((refused.body as Json).type).toMatch(/\/insufficient-scope$/);
+      expect((await api(app, animeOnly).get('/v1/my/scrobble-mappings').expect(200)).body).toEqual(
+        [],
+      );
+      // An anime mapping is the route's own scope.
+      await api(app, animeOnly)
+        .put('/v1/my/scrobble-mappings', { series: 'Nowhere', title_id: 1 })
+        .expect(200);
+      // The full token's manga mapping replays its pending request.
+      await api(app, token)
+        .put('/v1/my/scrobble-mappings', { series: 'Nowhere', media_type: 'manga', title_id: 1 })
+        .expect(200);
+      expect(await entry('manga', 1)).toMatchObject({ chapters_read: 3 });
+    });
+
     it('refuses bad mappings by field and unknown titles with 404', async () => {
       const bad = async (body: Json, field: string) => {
         const answer = await api(app, token).put('/v1/my/scrobble-mappings', body).expect(400);
@@ -774,7 +979,8 @@ describe('scrobbling (contract §21)', () => {
         ).toContain(field);
       };
       await bad({ season: 1, title_id: 1 }, 'series');
-      await bad({ series: 'x', title_id: 1 }, 'season');
+      await bad({ series: 'x', season: -1, title_id: 1 }, 'season');
+      await bad({ series: 'x', season: '2', title_id: 1 }, 'season');
       await bad({ series: 'x', season: 1, title_id: 1, episode_offset: 5001 }, 'episode_offset');
       await bad({ series: 'x', season: 1, title_id: 1, media_type: 'novel' }, 'media_type');
       await bad({ series: 'x', season: null, title_id: 'one' }, 'title_id');
@@ -914,6 +1120,49 @@ describe('scrobbling across instances, and the access log', () => {
     } finally {
       await first.close();
       await second.close();
+    }
+  });
+
+  it('a secret over its limit is 429 before its Content-Type and body are looked at', async () => {
+    const app = await createTestApp({ SCROBBLE_RATE_LIMIT: '2' });
+    try {
+      await resetDatabase(app);
+      await importTitles(app, CATALOG);
+      const { token } = await createUserWithToken(app);
+      const created = (
+        await api(app, token).post('/v1/my/scrobblers', { kind: 'generic', name: 'G' }).expect(201)
+      ).body as { url: string };
+      const path = new URL(created.url).pathname;
+      const post = () => request(app.getHttpServer()).post(path);
+      await post().set('Content-Type', 'application/json').send('{"event":').expect(400);
+      await post().set('Content-Type', 'application/xml').send('<a/>').expect(415);
+      const oversize = Buffer.alloc(2 * 1024 * 1024 + 1, 0x78);
+      for (const test of [
+        post().set('Content-Type', 'application/json').send('{"event":'),
+        post().set('Content-Type', 'application/json').send(oversize),
+        post().set('Content-Type', 'application/xml').send(oversize),
+        post(),
+        post()
+          .set('Content-Type', 'application/json')
+          .send(JSON.stringify({ event: 'watched', title: 'Sousou no Frieren', episode: 1 })),
+      ]) {
+        const answer = await test;
+        expect(answer.status).toBe(429);
+        expect(answer.headers['content-type']).toBe(PROBLEM);
+        expect(Number(answer.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+        expect(answer.headers['ratelimit-limit']).toBe('2');
+        expect(answer.headers['ratelimit-remaining']).toBe('0');
+        expect(JSON.stringify(answer.body)).not.toContain(path.split('/').pop()!);
+      }
+      // An unknown secret is still 404, not counted against anyone.
+      await request(app.getHttpServer())
+        .post('/scrobble/not-a-secret-at-all')
+        .set('Content-Type', 'application/json')
+        .send('{"event":')
+        .expect(404);
+      await expectNothingWritten(app, token);
+    } finally {
+      await app.close();
     }
   });
 });

@@ -6,7 +6,7 @@ import { unreadable, type ScrobbleParser } from './parsers';
 /** The receiver's body limit (contract §21): larger bodies are 413. */
 export const SCROBBLE_BODY_LIMIT_BYTES = 2 * 1024 * 1024;
 
-type BodyFormat = 'json' | 'form' | 'multipart';
+export type BodyFormat = 'json' | 'form' | 'multipart';
 
 /**
  * The body's format from its Content-Type, checked before the body is read (contract §21): JSON

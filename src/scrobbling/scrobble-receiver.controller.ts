@@ -1,4 +1,4 @@
-import { Controller, Headers, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, HttpCode, Post, Req } from '@nestjs/common';
 import {
   ApiBody,
   ApiConsumes,
@@ -8,16 +8,16 @@ import {
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import { admissionOf } from './scrobble-receiver.http';
 import { ScrobbleOutcomeView } from './scrobblers.dto';
 import { ScrobblingService, type ScrobbleAnswer } from './scrobbling.service';
-
-/** The path pattern of the receiver (its secret never reaches logs or metrics: they print this). */
-export const SCROBBLE_ROUTE = '/scrobble/:secret';
 
 /**
  * POST /scrobble/{secret}: called by media servers, outside the /v1 pipeline (no bearer token, no
  * User-Agent rule, no IP denial); its own limits: 120 requests per minute per secret, 2 MiB.
+ * Its secret, rate limit and Content-Type are checked before the body is read
+ * (configureScrobbleReceiver); the handler reads the body and applies it.
  */
 @ApiTags('scrobbling')
 @Controller('scrobble')
@@ -30,7 +30,7 @@ export class ScrobbleReceiverController {
     operationId: 'scrobble',
     summary: "Receive a media server's event (the URL a scrobbler was created with)",
     description:
-      'No bearer token: the secret in the path is the credential. Bodies: application/json and text/plain holding JSON (every kind), application/x-www-form-urlencoded (jellyfin), multipart/form-data with the JSON in the part `payload` (plex) or `data` (emby); other types 415. At most 2 MiB (413); 120 requests per 60 s per secret (429 with Retry-After). Every recognised request is 200 with its outcome; media servers do not retry, so what was refused is lost.',
+      'No bearer token: the secret in the path is the credential. Bodies: application/json and text/plain holding JSON (every kind), application/x-www-form-urlencoded (jellyfin), multipart/form-data with the JSON in the part `payload` (plex) or `data` (emby); other types 415. At most 2 MiB (413); 120 requests per 60 s per secret (429 with Retry-After). The first failing check decides, in this order: unknown secret 404, rate limit 429, Content-Type 415, body size 413, body 400 (the secret and the type are checked before the body is read). Every recognised request is 200 with its outcome; media servers do not retry, so what was refused is lost.',
   })
   @ApiParam({ name: 'secret', description: "The secret of the scrobbler's URL" })
   @ApiConsumes(
@@ -93,14 +93,7 @@ export class ScrobbleReceiverController {
     description: 'More than 120 requests in 60 s for this secret; carries Retry-After',
   })
   @ApiResponse({ status: 503, description: 'The database does not answer: the event is lost' })
-  receive(
-    @Param('secret') secret: string,
-    @Headers('content-type') contentType: string | undefined,
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<ScrobbleAnswer> {
-    return this.scrobbling.receive(secret, contentType, request.body, (headers) => {
-      void reply.headers(headers);
-    });
+  receive(@Req() request: FastifyRequest): Promise<ScrobbleAnswer> {
+    return this.scrobbling.receive(admissionOf(request), request.body);
   }
 }

@@ -167,7 +167,7 @@ export class ScrobbleMappingsController {
     operationId: 'putScrobbleMapping',
     summary: 'Say which title a series (and season) of your media server is',
     description:
-      'Future scrobbles of that series and season go to the title with episode + episode_offset; the unmatched requests of that key are applied now, in the order they arrived (never starting a rewatch, never lowering progress, dated the day they arrived).',
+      'Future scrobbles of that series and season go to the title with episode + episode_offset; the unmatched requests of that key are applied now, in the order they arrived (never starting a rewatch, never lowering progress, dated the day they arrived). A `manga` mapping needs the `ratings.manga` scope as well (403 otherwise).',
   })
   @ApiBody({
     type: PutScrobbleMappingDto,
@@ -186,7 +186,7 @@ export class ScrobbleMappingsController {
     @Body(new ApiValidationPipe({ expectedType: PutScrobbleMappingDto }))
     body: PutScrobbleMappingDto,
   ): Promise<ScrobbleMappingView> {
-    return this.scrobbling.putMapping(user.id, body);
+    return this.scrobbling.putMapping(user, body);
   }
 
   @Get()
@@ -232,7 +232,7 @@ function mappingQuery(query: Record<string, unknown>): {
 } {
   const errors: { field: string; message: string }[] = [];
   const { series, season, media_type: mediaType } = query;
-  if (typeof series !== 'string' || series.length < 1 || series.length > 500) {
+  if (typeof series !== 'string' || series.length < 1 || [...series].length > 500) {
     errors.push({ field: 'series', message: 'must be given once, 1 to 500 characters' });
   }
   if (season !== undefined && (typeof season !== 'string' || !/^\d{1,9}$/.test(season))) {

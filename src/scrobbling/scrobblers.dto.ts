@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
-import { IsOmittable, OptionalBoolean } from '../ratings/dto/validation-decorators';
+import { IsIn, IsInt, Max, Min, ValidateIf } from 'class-validator';
+import { IsOmittable, IsTextOfLength, OptionalBoolean } from '../ratings/dto/validation-decorators';
 import type { MediaType } from '../media-types/media-type';
 import { SCROBBLER_KINDS, type ScrobblerKind } from './parsers';
 
@@ -11,21 +11,21 @@ export class CreateScrobblerDto {
   readonly kind: ScrobblerKind;
 
   @ApiProperty({ minLength: 1, maxLength: 64, example: 'Living room Jellyfin' })
-  @IsString({ message: 'must be a string of 1 to 64 characters' })
-  @Length(1, 64, { message: 'must be a string of 1 to 64 characters' })
+  @IsTextOfLength(1, 64)
   readonly name: string;
 
   @ApiPropertyOptional({
+    type: String,
+    nullable: true,
     minLength: 1,
     maxLength: 128,
     example: 'alice',
     description:
-      "Only this server account's payloads count (the others are `ignored`); not for kodi or generic, whose payloads name no user",
+      "Only this server account's payloads count (the others are `ignored`); not for kodi or generic, whose payloads name no user. Null is the same as absent",
   })
-  @IsOmittable()
-  @IsString({ message: 'must be a string of 1 to 128 characters' })
-  @Length(1, 128, { message: 'must be a string of 1 to 128 characters' })
-  readonly server_user?: string;
+  @ValidateIf((_object: object, value: unknown) => value !== undefined && value !== null)
+  @IsTextOfLength(1, 128)
+  readonly server_user?: string | null;
 
   @OptionalBoolean(
     'Episode 1 of a completed title starts a rewatch (default false: an autoplayed first episode must not reset a finished show)',
@@ -77,16 +77,22 @@ export class CreatedScrobblerView extends ScrobblerFields {
 /** PUT /v1/my/scrobble-mappings. */
 export class PutScrobbleMappingDto {
   @ApiProperty({ minLength: 1, maxLength: 500, example: 'Shingeki no Kyojin' })
-  @IsString({ message: 'must be a string of 1 to 500 characters' })
-  @Length(1, 500, { message: 'must be a string of 1 to 500 characters' })
+  @IsTextOfLength(1, 500)
   readonly series: string;
 
-  @ApiProperty({ type: 'integer', nullable: true, minimum: 0, example: 2 })
-  @ValidateIf((_object: object, value: unknown) => value !== null)
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    minimum: 0,
+    default: null,
+    example: 2,
+    description: 'Null or absent: the payloads that name no season',
+  })
+  @ValidateIf((_object: object, value: unknown) => value !== undefined && value !== null)
   @IsInt({ message: 'must be a non-negative integer or null' })
   @Min(0, { message: 'must be a non-negative integer or null' })
   @Max(2 ** 31 - 1, { message: 'must be a non-negative integer or null' })
-  readonly season: number | null;
+  readonly season?: number | null;
 
   @ApiPropertyOptional({ enum: ['anime', 'manga'], default: 'anime' })
   @IsOmittable()

@@ -30,7 +30,7 @@ export class ScrobblersService {
     body: CreateScrobblerDto,
     origin: string,
   ): Promise<CreatedScrobblerView> {
-    if (body.server_user !== undefined && !NAMES_USERS.has(body.kind)) {
+    if ((body.server_user ?? null) !== null && !NAMES_USERS.has(body.kind)) {
       throw ProblemException.validation([
         {
           field: 'server_user',

@@ -1,4 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { AuthenticatedUser } from '../auth/authenticated-user';
+import { SCOPES } from '../auth/scopes';
+import { insufficientScope } from '../auth/scopes.guard';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { TitleCrossRefsStore } from '../catalog/title-cross-refs';
@@ -10,8 +13,14 @@ import type { PutRatingDto } from '../ratings/dto/entry-classes';
 import { RatingsService, type TitleWithEntryRow } from '../ratings/ratings.service';
 import { isMissingParent } from '../database/errors';
 import { SettingsService } from '../settings/settings.service';
-import { ID_ORDER, SCROBBLE_PARSERS, type ParsedScrobble, type ScrobblerKind } from './parsers';
-import { bodyFormatOf, payloadOf } from './scrobble-body';
+import {
+  ID_ORDER,
+  SCROBBLE_PARSERS,
+  type ParsedScrobble,
+  type ScrobbleParser,
+  type ScrobblerKind,
+} from './parsers';
+import { bodyFormatOf, payloadOf, type BodyFormat } from './scrobble-body';
 import {
   dayIn,
   SCROBBLE_FIELDS,
@@ -38,6 +47,14 @@ export type ScrobbleAnswer = { outcome: ScrobbleOutcome; title_id: number | null
   number | string | null
 >;
 
+/** A request past the checks made before its body is read: whose it is and how to read it. */
+export interface ScrobbleAdmission {
+  readonly scrobbler: Scrobbler;
+  readonly parser: ScrobbleParser;
+  readonly format: BodyFormat;
+  readonly contentType: string;
+}
+
 /** The window of the per-secret limit (contract §21: 120 per 60 s, SCROBBLE_RATE_LIMIT). */
 const SCROBBLE_WINDOW_MS = 60_000;
 
@@ -62,15 +79,15 @@ export class ScrobblingService {
   ) {}
 
   /**
-   * POST /scrobble/{secret}: 404, 429, 415, 400, or the outcome. `setHeaders` receives the
-   * `RateLimit-*` headers of the secret's window (section 5's), for every answer past the 404.
+   * The checks of POST /scrobble/{secret} that come before its body is read (contract §21): 404,
+   * 429, 415. `setHeaders` receives the `RateLimit-*` headers of the secret's window (section 5's),
+   * for every answer past the 404.
    */
-  async receive(
+  async admit(
     secret: string,
     contentType: string | undefined,
-    body: unknown,
-    setHeaders: (headers: Record<string, string>) => void = () => undefined,
-  ): Promise<ScrobbleAnswer> {
+    setHeaders: (headers: Record<string, string>) => void,
+  ): Promise<ScrobbleAdmission> {
     const scrobbler = await this.scrobblers.findBySecret(secret);
     if (!scrobbler) throw unknownSecret();
     const limit = this.config.scrobbleRateLimit;
@@ -91,12 +108,17 @@ export class ScrobblingService {
         { ...headers, 'retry-after': String(retryAfter) },
       );
     }
-    const kind = scrobbler.kind as ScrobblerKind;
-    const parser = SCROBBLE_PARSERS[kind];
+    const parser = SCROBBLE_PARSERS[scrobbler.kind as ScrobblerKind];
     const format = bodyFormatOf(contentType, parser);
-    const parsed = parser.parse(await payloadOf(format, body, contentType ?? '', parser));
+    return { scrobbler, parser, format, contentType: contentType ?? '' };
+  }
+
+  /** The rest of POST /scrobble/{secret}, once admitted: 400, or the outcome. */
+  async receive(admission: ScrobbleAdmission, body: unknown): Promise<ScrobbleAnswer> {
+    const { scrobbler, parser, format, contentType } = admission;
+    const parsed = parser.parse(await payloadOf(format, body, contentType, parser));
     const answer = await this.outcomeOf(scrobbler, parsed);
-    this.metrics.countScrobble(kind, answer.outcome);
+    this.metrics.countScrobble(parser.kind, answer.outcome);
     return answer;
   }
 
@@ -271,17 +293,24 @@ export class ScrobblingService {
    * PUT /v1/my/scrobble-mappings: the mapping, and the key's pending requests applied in their
    * order of arrival, in one transaction (never a rewatch, never lowering, their arrival days).
    */
-  async putMapping(userId: number, body: PutScrobbleMappingDto): Promise<ScrobbleMappingView> {
+  async putMapping(
+    user: AuthenticatedUser,
+    body: PutScrobbleMappingDto,
+  ): Promise<ScrobbleMappingView> {
+    const userId = user.id;
     const mediaType = body.media_type ?? 'anime';
+    // The route needs ratings.anime; a manga mapping writes manga entries when it replays.
+    if (!user.scopes.has(SCOPES[mediaType])) throw insufficientScope(SCOPES[mediaType]);
+    const season = body.season ?? null;
     if (!(await this.titles.exists(mediaType, body.title_id))) {
       throw ProblemException.notFound(`No ${mediaType} title has id ${body.title_id}`);
     }
     const mapping: ScrobbleMapping = {
       userId,
       mediaType,
-      keyHash: mappingKey(body.series, body.season),
+      keyHash: mappingKey(body.series, season),
       series: body.series,
-      season: body.season,
+      season,
       titleId: body.title_id,
       episodeOffset: body.episode_offset ?? 0,
     };

@@ -88,6 +88,27 @@ export function isCalendarDate(value: unknown): boolean {
   );
 }
 
+/**
+ * A string of `min` to `max` characters, counted as Unicode code points as MariaDB's varchar
+ * counts them (class-validator's @Length counts UTF-16 units: an emoji would be two).
+ */
+export function IsTextOfLength(min: number, max: number): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'isTextOfLength',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { message: `must be a string of ${min} to ${max} characters` },
+      validator: {
+        validate: (value: unknown) => {
+          if (typeof value !== 'string') return false;
+          const length = [...value].length;
+          return length >= min && length <= max;
+        },
+      },
+    });
+}
+
 /** At most `max` characters, counted as Unicode code points (an emoji is one character). */
 export function IsTextUpTo(max: number, description: string): PropertyDecorator {
   const message = `must be a string of at most ${max} characters`;

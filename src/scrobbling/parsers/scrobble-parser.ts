@@ -120,13 +120,17 @@ export function numberOf(value: unknown, what: string): number | null {
   return number;
 }
 
-/** A string member, or null; control characters are dropped, a name longer than 500 is refused. */
+/**
+ * A string member, or null; control characters are dropped, a name longer than 500 characters
+ * (code points, as the unmatched list's varchar(500) counts them) is refused.
+ */
 export function textOf(value: unknown, what: string): string | null {
   if (value === undefined || value === null) return null;
   if (typeof value === 'number') value = String(value);
   if (typeof value !== 'string') throw unreadable(`${what} must be a string`);
   const text = value.replace(CONTROLS, ' ').trim();
-  if (text.length > MAX_NAME) throw unreadable(`${what} must be at most ${MAX_NAME} characters`);
+  if ([...text].length > MAX_NAME)
+    throw unreadable(`${what} must be at most ${MAX_NAME} characters`);
   return text === '' ? null : text;
 }
 
