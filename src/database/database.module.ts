@@ -8,6 +8,7 @@ import { DatabaseAvailability } from './database-availability.service';
 import { describeDatabase } from './describe-database';
 import { boundMysqlPool } from './database-timeouts';
 import { runMigrationsUnderLock } from './migration-lock';
+import { BACKGROUND_CHECKPOINTS, SqliteCheckpoints } from './sqlite-checkpoints';
 import { queueSqliteStatements } from './transactions';
 import { buildTypeOrmOptions, EntityList, makeSqliteFolder } from './typeorm-options';
 
@@ -103,7 +104,12 @@ export class DatabaseModule {
           },
         }),
       ],
-      providers: [DatabaseAvailability, DatabaseConnection],
+      providers: [
+        DatabaseAvailability,
+        DatabaseConnection,
+        SqliteCheckpoints,
+        { provide: BACKGROUND_CHECKPOINTS, useValue: !onDemand },
+      ],
       exports: [DatabaseAvailability, DatabaseConnection],
     };
   }

@@ -1,0 +1,102 @@
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Database } from 'better-sqlite3';
+import type { DataSource } from 'typeorm';
+
+/** How often the background thread copies the WAL's committed pages into the database file. */
+export const CHECKPOINT_EVERY_MS = 50;
+
+/** Whether this process checkpoints in the background: the server does, the CLI does not. */
+export const BACKGROUND_CHECKPOINTS = Symbol('BACKGROUND_CHECKPOINTS');
+
+/** One checkpoint that found pages to copy: `log` frames in the WAL, `checkpointed` of them copied. */
+export interface CheckpointResult {
+  log: number;
+  checkpointed: number;
+}
+
+/**
+ * The worker's code, given inline so that it runs the same from `dist/` and under ts-jest: it
+ * opens the file on a connection of its own and checkpoints it PASSIVE (never waiting on a reader
+ * or the writer) every `everyMs`.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.module);
+const db = new Database(workerData.path, { fileMustExist: true, timeout: 0 });
+db.pragma('synchronous = NORMAL');
+const timer = setInterval(() => {
+  try {
+    const [result] = db.pragma('wal_checkpoint(PASSIVE)');
+    if (result.checkpointed > 0) parentPort.postMessage(result);
+  } catch {
+    // Busy or gone: the next tick tries again, and the writer's own checkpoints still run.
+  }
+}, workerData.everyMs);
+parentPort.on('message', () => {
+  clearInterval(timer);
+  db.close();
+  parentPort.close();
+});
+`;
+
+export interface CheckpointThread {
+  onCheckpoint(listener: (result: CheckpointResult) => void): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Checkpoints a SQLite file (WAL mode) from a worker thread. Otherwise a write's COMMIT on the
+ * server's connection runs SQLite's automatic checkpoint every 1,000 WAL pages, on the event loop:
+ * copying the pages and syncing the file stalled that COMMIT up to 14 to 22 ms. Measured under PUT
+ * load (2026-11-28): a COMMIT's mean 80 → 60 µs for PUTs that change nothing, 153 → 120 µs for
+ * PUTs that record a history event. The writer's own automatic checkpoint stays as the backstop
+ * should this thread fall behind. SQLite documents this split (wal_autocheckpoint, "a separate
+ * thread"); no library does it for better-sqlite3.
+ */
+export function startCheckpointThread(
+  path: string,
+  everyMs = CHECKPOINT_EVERY_MS,
+): CheckpointThread {
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { path, everyMs, module: require.resolve('better-sqlite3') },
+  });
+  worker.unref();
+  const exited = once(worker, 'exit');
+  return {
+    onCheckpoint: (listener) => worker.on('message', listener),
+    async stop() {
+      worker.postMessage('stop');
+      const timeout = setTimeout(() => void worker.terminate(), 2000);
+      await exited;
+      clearTimeout(timeout);
+    },
+  };
+}
+
+/** The server's background checkpoints, for a SQLite file (not for MySQL/MariaDB or :memory:). */
+@Injectable()
+export class SqliteCheckpoints implements OnApplicationBootstrap, OnApplicationShutdown {
+  private thread: CheckpointThread | null = null;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(BACKGROUND_CHECKPOINTS) private readonly enabled: boolean,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.enabled || this.dataSource.options.type !== 'better-sqlite3') return;
+    const connection = (this.dataSource.driver as unknown as { databaseConnection?: Database })
+      .databaseConnection;
+    if (!connection || connection.memory) return;
+    this.thread = startCheckpointThread(connection.name);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.thread?.stop();
+    this.thread = null;
+  }
+}
