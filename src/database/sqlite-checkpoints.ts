@@ -27,16 +27,26 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.module);
 const db = new Database(workerData.path, { fileMustExist: true, timeout: 0 });
 db.pragma('synchronous = NORMAL');
-const timer = setInterval(() => {
+let delay = workerData.everyMs;
+let lastLog = -1;
+let timer;
+const tick = () => {
+  let moved = false;
   try {
     const [result] = db.pragma('wal_checkpoint(PASSIVE)');
-    if (result.checkpointed > 0) parentPort.postMessage(result);
+    moved = result.log !== lastLog || result.checkpointed < result.log;
+    lastLog = result.log;
+    if (result.checkpointed > 0 && moved) parentPort.postMessage(result);
   } catch {
     // Busy or gone: the next tick tries again, and the writer's own checkpoints still run.
   }
-}, workerData.everyMs);
+  // Nothing written since the last tick: wait longer, up to a second (an idle server stays idle).
+  delay = moved ? workerData.everyMs : Math.min(delay * 2, workerData.idleMs);
+  timer = setTimeout(tick, delay);
+};
+timer = setTimeout(tick, delay);
 parentPort.on('message', () => {
-  clearInterval(timer);
+  clearTimeout(timer);
   db.close();
   parentPort.close();
 });
@@ -62,7 +72,7 @@ export function startCheckpointThread(
 ): CheckpointThread {
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { path, everyMs, module: require.resolve('better-sqlite3') },
+    workerData: { path, everyMs, idleMs: 1000, module: require.resolve('better-sqlite3') },
   });
   worker.unref();
   const exited = once(worker, 'exit');
