@@ -47,12 +47,20 @@ export function configureScrobbleReceiver(
     }
     done();
   });
-  fastify.addHook('onRequest', async (request, reply) => {
-    if (request.method !== 'POST' || request.routeOptions.url !== SCROBBLE_ROUTE) return;
+  // A callback hook, not an async one: every other request passes it without a promise.
+  fastify.addHook('onRequest', (request, reply, done) => {
+    if (request.method !== 'POST' || request.routeOptions.url !== SCROBBLE_ROUTE) {
+      done();
+      return;
+    }
     const { secret } = request.params as { secret: string };
-    const admission = await scrobbling.admit(secret, request.headers['content-type'], (headers) => {
-      void reply.headers(headers);
-    });
-    admissions.set(request, admission);
+    scrobbling
+      .admit(secret, request.headers['content-type'], (headers) => {
+        void reply.headers(headers);
+      })
+      .then((admission) => {
+        admissions.set(request, admission);
+        done();
+      }, done);
   });
 }
