@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { DataSource } from 'typeorm';
-import { queueSqliteStatements, runTransaction } from './transactions';
+import BetterSqlite3 from 'better-sqlite3';
+import { DataSource, type EntityManager } from 'typeorm';
+import { queueSqliteStatements, runTransaction, SQLITE_GROUP_LIMIT } from './transactions';
 
 /**
  * Another process's writer (the CLI next to the server), on a thread of its own: better-sqlite3
@@ -68,5 +69,91 @@ describe('runTransaction on SQLite', () => {
       { name: 'other' },
       { name: 'this' },
     ]);
+  });
+
+  /** The COMMITs the connection runs from now on (every statement the runners prepare is counted). */
+  function countCommits(): { commits: number } {
+    const counted = { commits: 0 };
+    type Statement = { run: (...args: unknown[]) => unknown };
+    const connection = (
+      dataSource.driver as unknown as {
+        databaseConnection: { prepare: (sql: string) => Statement };
+      }
+    ).databaseConnection;
+    const prepare = connection.prepare.bind(connection);
+    connection.prepare = (sql: string) => {
+      const statement = prepare(sql);
+      if (sql === 'COMMIT') {
+        const run = statement.run.bind(statement);
+        statement.run = (...args: unknown[]) => {
+          counted.commits++;
+          return run(...args);
+        };
+      }
+      return statement;
+    };
+    return counted;
+  }
+
+  const insert = (name: string) => async (em: EntityManager) => {
+    await em.query('INSERT INTO counters (name) VALUES (?)', [name]);
+    await new Promise((resolve) => setImmediate(resolve));
+    return name;
+  };
+
+  it('ends the transactions that arrive while one runs with one COMMIT, each answered after it', async () => {
+    const counted = countCommits();
+    const settled: string[] = [];
+    const names = Array.from({ length: 5 }, (_, i) => `w${i}`);
+    const results = await Promise.all(
+      names.map((name) =>
+        runTransaction(dataSource, insert(name)).then((value) => {
+          settled.push(value);
+          return value;
+        }),
+      ),
+    );
+    expect(results).toEqual(names);
+    expect(settled).toEqual(names);
+    // All five were queued before the first statement ran: one group took them all.
+    expect(counted.commits).toBe(1);
+    expect(await dataSource.query('SELECT name FROM counters ORDER BY rowid')).toEqual(
+      names.map((name) => ({ name })),
+    );
+  });
+
+  it('rolls back a transaction that throws to its savepoint alone; the others commit', async () => {
+    const failing = runTransaction(dataSource, async (em) => {
+      await em.query("INSERT INTO counters (name) VALUES ('lost')");
+      throw new Error('refused');
+    });
+    const [first, , last] = await Promise.allSettled([
+      runTransaction(dataSource, insert('first')),
+      failing,
+      runTransaction(dataSource, insert('last')),
+    ]);
+    expect(first).toEqual({ status: 'fulfilled', value: 'first' });
+    await expect(failing).rejects.toThrow('refused');
+    expect(last).toEqual({ status: 'fulfilled', value: 'last' });
+    expect(await dataSource.query('SELECT name FROM counters ORDER BY rowid')).toEqual([
+      { name: 'first' },
+      { name: 'last' },
+    ]);
+  });
+
+  it(`commits at most ${SQLITE_GROUP_LIMIT} per group; the rest form the next group`, async () => {
+    const counted = countCommits();
+    const names = Array.from({ length: SQLITE_GROUP_LIMIT + 3 }, (_, i) => `w${i}`);
+    await Promise.all(names.map((name) => runTransaction(dataSource, insert(name))));
+    expect(counted.commits).toBe(2);
+    const [{ n }] = await dataSource.query<{ n: number }[]>('SELECT COUNT(*) AS n FROM counters');
+    expect(n).toBe(names.length);
+  });
+
+  it('a transaction alone is committed before its caller hears of it', async () => {
+    await runTransaction(dataSource, insert('alone'));
+    const other = new BetterSqlite3(join(folder, 'test.sqlite'), { readonly: true });
+    expect(other.prepare('SELECT name FROM counters').all()).toEqual([{ name: 'alone' }]);
+    other.close();
   });
 });

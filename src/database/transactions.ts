@@ -34,9 +34,7 @@ export function runTransaction<T>(
   dataSource: DataSource,
   work: (manager: EntityManager) => Promise<T>,
 ): Promise<T> {
-  if (isSqlite(dataSource)) {
-    return inSqliteTurn(dataSource, () => transactionManager(dataSource).transaction(work));
-  }
+  if (isSqlite(dataSource)) return inSqliteGroup(dataSource, work);
   if (galeraNodesOf(dataSource.options)) {
     return withConflictRetry(
       () => dataSource.transaction(work),
@@ -44,6 +42,103 @@ export function runTransaction<T>(
     );
   }
   return withDeadlockRetry(() => dataSource.transaction(work));
+}
+
+/** SQLite: the most transactions one COMMIT ends (see inSqliteGroup). */
+export const SQLITE_GROUP_LIMIT = 16;
+
+interface QueuedWork {
+  work: (manager: EntityManager) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/** SQLite: the transactions waiting to join the group that is open or about to open. */
+const sqliteGroups = new WeakMap<DataSource, QueuedWork[]>();
+
+/**
+ * SQLite, group commit: transactions that arrive while one runs join it, each in a savepoint of
+ * its own, and one COMMIT ends them all (at most SQLITE_GROUP_LIMIT). Each caller's promise
+ * settles only after that COMMIT, so an answered write is a committed one, as before; a work that
+ * throws is rolled back to its savepoint alone and rejects at once. A COMMIT writes every page the
+ * group changed to the WAL once: writes of one list share the users row, the revision counter and
+ * the index pages they append to, which a COMMIT per write wrote again each time (BENCHMARKS.md).
+ * Alone, a transaction is a group of one and waits for nothing.
+ */
+function inSqliteGroup<T>(
+  dataSource: DataSource,
+  work: (manager: EntityManager) => Promise<T>,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const queued: QueuedWork = {
+      work,
+      resolve: resolve as (value: unknown) => void,
+      reject,
+    };
+    const open = sqliteGroups.get(dataSource);
+    if (open) {
+      open.push(queued);
+      return;
+    }
+    const group = [queued];
+    sqliteGroups.set(dataSource, group);
+    void inSqliteTurn(dataSource, () => runGroup(dataSource, group));
+  });
+}
+
+async function runGroup(dataSource: DataSource, queue: QueuedWork[]): Promise<void> {
+  const runner = transactionRunner(dataSource);
+  const connection = (
+    dataSource.driver as unknown as { databaseConnection?: { inTransaction: boolean } }
+  ).databaseConnection;
+  const committed: { queued: QueuedWork; value: unknown }[] = [];
+  const closeGroup = () => {
+    if (sqliteGroups.get(dataSource) === queue) sqliteGroups.delete(dataSource);
+    // Beyond the limit: the rest form the next group, behind this one.
+    if (queue.length > 0) {
+      const rest = queue.splice(0);
+      void inSqliteTurn(dataSource, () => runGroup(dataSource, rest));
+    }
+  };
+  try {
+    await runner.startTransaction();
+  } catch (error) {
+    sqliteGroups.delete(dataSource);
+    for (const queued of queue.splice(0)) queued.reject(error);
+    return;
+  }
+  let taken = 0;
+  while (queue.length > 0 && taken < SQLITE_GROUP_LIMIT) {
+    const queued = queue.shift()!;
+    taken++;
+    try {
+      await runner.startTransaction();
+      const value = await queued.work(dataSource.createEntityManager(runner));
+      await runner.commitTransaction();
+      committed.push({ queued, value });
+    } catch (error) {
+      if (connection?.inTransaction === false) {
+        // SQLite ended the whole transaction itself (SQLITE_FULL, an I/O error): the works
+        // before this one are gone too.
+        Object.assign(runner, { isTransactionActive: false, transactionDepth: 0 });
+        closeGroup();
+        queued.reject(error);
+        for (const done of committed) done.queued.reject(error);
+        return;
+      }
+      await runner.rollbackTransaction();
+      queued.reject(error);
+    }
+  }
+  closeGroup();
+  try {
+    await runner.commitTransaction();
+  } catch (error) {
+    if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+    for (const done of committed) done.queued.reject(error);
+    return;
+  }
+  for (const done of committed) done.queued.resolve(done.value);
 }
 
 /**
@@ -63,15 +158,15 @@ export function queueSqliteStatements(dataSource: DataSource): void {
 }
 
 /**
- * SQLite: a new entity manager (each transaction has its own: what a transaction read may be kept
- * by its manager) on a second query runner over the same connection (the better-sqlite3 driver
- * hands out one runner only, so it is made with that runner's class), whose transactions begin
- * IMMEDIATE. Telling the statements of the open transaction from those of other work by the
+ * SQLite: a second query runner over the same connection (the better-sqlite3 driver hands out one
+ * runner only, so it is made with that runner's class), whose transactions begin IMMEDIATE; each
+ * transaction gets a new entity manager on it (what a transaction read may be kept by its
+ * manager). Telling the statements of the open transaction from those of other work by the
  * runner they come through, rather than by an AsyncLocalStorage, keeps Node 20 from running a
  * promise hook for every promise of every request once the first transaction ran (measured:
  * 4.5 % of a GET one's CPU).
  */
-function transactionManager(dataSource: DataSource): EntityManager {
+function transactionRunner(dataSource: DataSource): QueryRunner {
   let runner = transactionRunners.get(dataSource);
   if (!runner) {
     const shared = dataSource.driver.createQueryRunner('master');
@@ -84,7 +179,7 @@ function transactionManager(dataSource: DataSource): EntityManager {
       )) as QueryRunner['query'];
     transactionRunners.set(dataSource, (runner = created));
   }
-  return dataSource.createEntityManager(runner);
+  return runner;
 }
 
 /**
