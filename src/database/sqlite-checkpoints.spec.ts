@@ -6,6 +6,9 @@ import { startCheckpointThread, type CheckpointResult } from './sqlite-checkpoin
 
 describe('startCheckpointThread', () => {
   let dir: string;
+  const fail = (error: unknown) => {
+    throw error;
+  };
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'checkpoints-'));
@@ -24,7 +27,7 @@ describe('startCheckpointThread', () => {
     for (let i = 0; i < 200; i++) insert.run('x'.repeat(1000));
     const sizeBefore = statSync(path).size;
 
-    const thread = startCheckpointThread(path, 10);
+    const thread = startCheckpointThread(path, fail, 10);
     const results: CheckpointResult[] = [];
     const copied = new Promise<CheckpointResult>((resolve) =>
       thread.onCheckpoint((result) => {
@@ -51,7 +54,7 @@ describe('startCheckpointThread', () => {
     writer.pragma('journal_mode = WAL');
     writer.pragma('wal_autocheckpoint = 0');
     writer.exec('CREATE TABLE t (id INTEGER PRIMARY KEY)');
-    const thread = startCheckpointThread(path, 10);
+    const thread = startCheckpointThread(path, fail, 10);
     const results: CheckpointResult[] = [];
     thread.onCheckpoint((result) => results.push(result));
     await thread.stop();
@@ -62,5 +65,17 @@ describe('startCheckpointThread', () => {
     // The writer alone holds the file: closing it checkpoints and removes the WAL.
     writer.close();
     expect(() => statSync(`${path}-wal`)).toThrow();
+  });
+
+  it('reports a thread that cannot open the file, and stops cleanly', async () => {
+    const errors: unknown[] = [];
+    const thread = startCheckpointThread(
+      join(dir, 'missing.sqlite'),
+      (error) => errors.push(error),
+      10,
+    );
+    await thread.stop();
+    expect(errors).toHaveLength(1);
+    expect(JSON.stringify(errors[0])).toMatch(/SQLITE_CANTOPEN/);
   });
 });

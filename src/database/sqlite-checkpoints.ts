@@ -1,6 +1,11 @@
-import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Database } from 'better-sqlite3';
 import type { DataSource } from 'typeorm';
@@ -68,6 +73,7 @@ export interface CheckpointThread {
  */
 export function startCheckpointThread(
   path: string,
+  onError: (error: unknown) => void,
   everyMs = CHECKPOINT_EVERY_MS,
 ): CheckpointThread {
   const worker = new Worker(WORKER_SOURCE, {
@@ -75,7 +81,10 @@ export function startCheckpointThread(
     workerData: { path, everyMs, idleMs: 1000, module: require.resolve('better-sqlite3') },
   });
   worker.unref();
-  const exited = once(worker, 'exit');
+  // A thread that fails (the file cannot be opened, out of memory) only ends the background
+  // checkpoints: the writer's own automatic checkpoint goes on.
+  worker.on('error', onError);
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   return {
     onCheckpoint: (listener) => worker.on('message', listener),
     async stop() {
@@ -102,7 +111,12 @@ export class SqliteCheckpoints implements OnApplicationBootstrap, OnApplicationS
     const connection = (this.dataSource.driver as unknown as { databaseConnection?: Database })
       .databaseConnection;
     if (!connection || connection.memory) return;
-    this.thread = startCheckpointThread(connection.name);
+    const logger = new Logger('Database');
+    this.thread = startCheckpointThread(connection.name, (error) => {
+      // better-sqlite3's errors reach this thread as plain objects: their code is what is left.
+      const { message, code } = (error ?? {}) as { message?: string; code?: string };
+      logger.warn(`The background WAL checkpoints stopped: ${message ?? code ?? String(error)}`);
+    });
   }
 
   async onApplicationShutdown(): Promise<void> {

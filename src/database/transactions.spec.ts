@@ -156,4 +156,46 @@ describe('runTransaction on SQLite', () => {
     expect(other.prepare('SELECT name FROM counters').all()).toEqual([{ name: 'alone' }]);
     other.close();
   });
+
+  it('a transaction that SQLite ends itself fails its whole group; the next group runs', async () => {
+    await dataSource.query(
+      "CREATE TRIGGER boom BEFORE INSERT ON counters WHEN NEW.name = 'boom' BEGIN SELECT RAISE(ROLLBACK, 'boom'); END",
+    );
+    const results = await Promise.allSettled([
+      runTransaction(dataSource, insert('before')),
+      runTransaction(dataSource, insert('boom')),
+      runTransaction(dataSource, insert('after')),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected', 'fulfilled']);
+    expect(await dataSource.query('SELECT name FROM counters ORDER BY rowid')).toEqual([
+      { name: 'after' },
+    ]);
+  });
+
+  it('a COMMIT that fails rejects the group and leaves no transaction open', async () => {
+    await dataSource.query('CREATE TABLE parents (id INTEGER PRIMARY KEY)');
+    await dataSource.query(
+      'CREATE TABLE children (parent_id INTEGER REFERENCES parents (id) DEFERRABLE INITIALLY DEFERRED)',
+    );
+    await dataSource.query('PRAGMA foreign_keys = ON');
+    const orphan = runTransaction(dataSource, async (em) => {
+      await em.query('INSERT INTO children (parent_id) VALUES (42)');
+    });
+    const [first, second] = await Promise.allSettled([
+      runTransaction(dataSource, insert('with the orphan')),
+      orphan,
+    ]);
+    expect(first.status).toBe('rejected');
+    expect(second.status).toBe('rejected');
+
+    // Outside a transaction, then in one: both committed, as another connection sees.
+    await dataSource.query("INSERT INTO counters (name) VALUES ('outside')");
+    await runTransaction(dataSource, insert('inside'));
+    const other = new BetterSqlite3(join(folder, 'test.sqlite'), { readonly: true });
+    expect(other.prepare('SELECT name FROM counters ORDER BY rowid').all()).toEqual([
+      { name: 'outside' },
+      { name: 'inside' },
+    ]);
+    other.close();
+  });
 });

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Database } from 'better-sqlite3';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { DEFAULT_DATABASE_TIMEOUT_MS } from '../config/app-config';
 import { databaseTimeoutOf } from './database-timeouts';
@@ -88,57 +89,57 @@ function inSqliteGroup<T>(
 
 async function runGroup(dataSource: DataSource, queue: QueuedWork[]): Promise<void> {
   const runner = transactionRunner(dataSource);
-  const connection = (
-    dataSource.driver as unknown as { databaseConnection?: { inTransaction: boolean } }
-  ).databaseConnection;
+  const connection = (dataSource.driver as unknown as { databaseConnection: Database })
+    .databaseConnection;
   const committed: { queued: QueuedWork; value: unknown }[] = [];
-  const closeGroup = () => {
+  // The work running now: rejected with the group when the group fails.
+  let current: QueuedWork | undefined = queue.shift();
+  try {
+    await runner.startTransaction();
+    for (let taken = 0; current && taken < SQLITE_GROUP_LIMIT; taken++) {
+      const queued = current;
+      try {
+        await runner.startTransaction();
+        const value = await queued.work(dataSource.createEntityManager(runner));
+        await runner.commitTransaction();
+        committed.push({ queued, value });
+      } catch (error) {
+        // SQLite ended the whole transaction itself (SQLITE_FULL, an I/O error): the works
+        // before this one are gone too, and the group fails.
+        if (!connection.inTransaction) throw error;
+        await runner.rollbackTransaction();
+        queued.reject(error);
+      }
+      current = taken + 1 < SQLITE_GROUP_LIMIT ? queue.shift() : undefined;
+    }
+    await runner.commitTransaction();
+  } catch (error) {
+    abortGroup(runner, connection);
+    current?.reject(error);
+    for (const done of committed.splice(0)) done.queued.reject(error);
+  } finally {
     if (sqliteGroups.get(dataSource) === queue) sqliteGroups.delete(dataSource);
-    // Beyond the limit: the rest form the next group, behind this one.
+    // Beyond the limit, or arrived while the COMMIT ran: the next group, behind this one.
     if (queue.length > 0) {
       const rest = queue.splice(0);
       void inSqliteTurn(dataSource, () => runGroup(dataSource, rest));
     }
-  };
-  try {
-    await runner.startTransaction();
-  } catch (error) {
-    sqliteGroups.delete(dataSource);
-    for (const queued of queue.splice(0)) queued.reject(error);
-    return;
-  }
-  let taken = 0;
-  while (queue.length > 0 && taken < SQLITE_GROUP_LIMIT) {
-    const queued = queue.shift()!;
-    taken++;
-    try {
-      await runner.startTransaction();
-      const value = await queued.work(dataSource.createEntityManager(runner));
-      await runner.commitTransaction();
-      committed.push({ queued, value });
-    } catch (error) {
-      if (connection?.inTransaction === false) {
-        // SQLite ended the whole transaction itself (SQLITE_FULL, an I/O error): the works
-        // before this one are gone too.
-        Object.assign(runner, { isTransactionActive: false, transactionDepth: 0 });
-        closeGroup();
-        queued.reject(error);
-        for (const done of committed) done.queued.reject(error);
-        return;
-      }
-      await runner.rollbackTransaction();
-      queued.reject(error);
-    }
-  }
-  closeGroup();
-  try {
-    await runner.commitTransaction();
-  } catch (error) {
-    if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
-    for (const done of committed) done.queued.reject(error);
-    return;
   }
   for (const done of committed) done.queued.resolve(done.value);
+}
+
+/**
+ * After a failed BEGIN, savepoint, work, ROLLBACK TO or COMMIT: nothing of the group stays open
+ * (a statement from outside a transaction would otherwise run inside it, never committed), and
+ * the runner's own bookkeeping starts again from no transaction, so the next BEGIN is a BEGIN.
+ */
+function abortGroup(runner: QueryRunner, connection: Database): void {
+  try {
+    if (connection.inTransaction) connection.exec('ROLLBACK');
+  } catch {
+    // The connection is unusable: the next statement reports it.
+  }
+  Object.assign(runner, { isTransactionActive: false, transactionDepth: 0 });
 }
 
 /**
