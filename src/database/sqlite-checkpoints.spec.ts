@@ -68,14 +68,11 @@ describe('startCheckpointThread', () => {
   });
 
   it('reports a thread that cannot open the file, and stops cleanly', async () => {
-    const errors: unknown[] = [];
-    const thread = startCheckpointThread(
-      join(dir, 'missing.sqlite'),
-      (error) => errors.push(error),
-      10,
-    );
-    await thread.stop();
-    expect(errors).toHaveLength(1);
-    expect(JSON.stringify(errors[0])).toMatch(/SQLITE_CANTOPEN/);
+    let thread: ReturnType<typeof startCheckpointThread> | undefined;
+    const reported = new Promise<unknown>((resolve) => {
+      thread = startCheckpointThread(join(dir, 'missing.sqlite'), resolve, 10);
+    });
+    expect(JSON.stringify(await reported)).toMatch(/SQLITE_CANTOPEN/);
+    await thread!.stop();
   });
 });

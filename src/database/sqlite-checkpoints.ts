@@ -30,20 +30,28 @@ export interface CheckpointResult {
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.module);
-const db = new Database(workerData.path, { fileMustExist: true, timeout: 0 });
-db.pragma('synchronous = NORMAL');
+// Opening reads the schema: busy while the writer holds a lock, so it is tried again each tick.
+let db = null;
+const open = () => {
+  const opened = new Database(workerData.path, { fileMustExist: true, timeout: 0 });
+  opened.pragma('synchronous = NORMAL');
+  return opened;
+};
 let delay = workerData.everyMs;
 let lastLog = -1;
 let timer;
 const tick = () => {
   let moved = false;
   try {
+    db ??= open();
     const [result] = db.pragma('wal_checkpoint(PASSIVE)');
     moved = result.log !== lastLog || result.checkpointed < result.log;
     lastLog = result.log;
     if (result.checkpointed > 0 && moved) parentPort.postMessage(result);
-  } catch {
-    // Busy or gone: the next tick tries again, and the writer's own checkpoints still run.
+  } catch (error) {
+    // Busy: the next tick tries again (the writer's own checkpoints still run). A file that
+    // cannot be opened at all ends the thread, reported to the server.
+    if (db === null && error.code !== 'SQLITE_BUSY') throw error;
   }
   // Nothing written since the last tick: wait longer, up to a second (an idle server stays idle).
   delay = moved ? workerData.everyMs : Math.min(delay * 2, workerData.idleMs);
@@ -52,7 +60,7 @@ const tick = () => {
 timer = setTimeout(tick, delay);
 parentPort.on('message', () => {
   clearTimeout(timer);
-  db.close();
+  db?.close();
   parentPort.close();
 });
 `;

@@ -95,6 +95,8 @@ describe('runTransaction on SQLite', () => {
     return counted;
   }
 
+  const grouped = { grouped: true };
+
   const insert = (name: string) => async (em: EntityManager) => {
     await em.query('INSERT INTO counters (name) VALUES (?)', [name]);
     await new Promise((resolve) => setImmediate(resolve));
@@ -107,7 +109,7 @@ describe('runTransaction on SQLite', () => {
     const names = Array.from({ length: 5 }, (_, i) => `w${i}`);
     const results = await Promise.all(
       names.map((name) =>
-        runTransaction(dataSource, insert(name)).then((value) => {
+        runTransaction(dataSource, insert(name), grouped).then((value) => {
           settled.push(value);
           return value;
         }),
@@ -123,14 +125,18 @@ describe('runTransaction on SQLite', () => {
   });
 
   it('rolls back a transaction that throws to its savepoint alone; the others commit', async () => {
-    const failing = runTransaction(dataSource, async (em) => {
-      await em.query("INSERT INTO counters (name) VALUES ('lost')");
-      throw new Error('refused');
-    });
+    const failing = runTransaction(
+      dataSource,
+      async (em) => {
+        await em.query("INSERT INTO counters (name) VALUES ('lost')");
+        throw new Error('refused');
+      },
+      grouped,
+    );
     const [first, , last] = await Promise.allSettled([
-      runTransaction(dataSource, insert('first')),
+      runTransaction(dataSource, insert('first'), grouped),
       failing,
-      runTransaction(dataSource, insert('last')),
+      runTransaction(dataSource, insert('last'), grouped),
     ]);
     expect(first).toEqual({ status: 'fulfilled', value: 'first' });
     await expect(failing).rejects.toThrow('refused');
@@ -144,7 +150,7 @@ describe('runTransaction on SQLite', () => {
   it(`commits at most ${SQLITE_GROUP_LIMIT} per group; the rest form the next group`, async () => {
     const counted = countCommits();
     const names = Array.from({ length: SQLITE_GROUP_LIMIT + 3 }, (_, i) => `w${i}`);
-    await Promise.all(names.map((name) => runTransaction(dataSource, insert(name))));
+    await Promise.all(names.map((name) => runTransaction(dataSource, insert(name), grouped)));
     expect(counted.commits).toBe(2);
     const [{ n }] = await dataSource.query<{ n: number }[]>('SELECT COUNT(*) AS n FROM counters');
     expect(n).toBe(names.length);
@@ -162,9 +168,9 @@ describe('runTransaction on SQLite', () => {
       "CREATE TRIGGER boom BEFORE INSERT ON counters WHEN NEW.name = 'boom' BEGIN SELECT RAISE(ROLLBACK, 'boom'); END",
     );
     const results = await Promise.allSettled([
-      runTransaction(dataSource, insert('before')),
-      runTransaction(dataSource, insert('boom')),
-      runTransaction(dataSource, insert('after')),
+      runTransaction(dataSource, insert('before'), grouped),
+      runTransaction(dataSource, insert('boom'), grouped),
+      runTransaction(dataSource, insert('after'), grouped),
     ]);
     expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected', 'fulfilled']);
     expect(await dataSource.query('SELECT name FROM counters ORDER BY rowid')).toEqual([
@@ -178,11 +184,15 @@ describe('runTransaction on SQLite', () => {
       'CREATE TABLE children (parent_id INTEGER REFERENCES parents (id) DEFERRABLE INITIALLY DEFERRED)',
     );
     await dataSource.query('PRAGMA foreign_keys = ON');
-    const orphan = runTransaction(dataSource, async (em) => {
-      await em.query('INSERT INTO children (parent_id) VALUES (42)');
-    });
+    const orphan = runTransaction(
+      dataSource,
+      async (em) => {
+        await em.query('INSERT INTO children (parent_id) VALUES (42)');
+      },
+      grouped,
+    );
     const [first, second] = await Promise.allSettled([
-      runTransaction(dataSource, insert('with the orphan')),
+      runTransaction(dataSource, insert('with the orphan'), grouped),
       orphan,
     ]);
     expect(first.status).toBe('rejected');
@@ -197,5 +207,12 @@ describe('runTransaction on SQLite', () => {
       { name: 'inside' },
     ]);
     other.close();
+  });
+
+  it('runs a transaction that does not ask to be grouped alone, with a COMMIT of its own', async () => {
+    const counted = countCommits();
+    const names = ['a', 'b', 'c'];
+    await Promise.all(names.map((name) => runTransaction(dataSource, insert(name))));
+    expect(counted.commits).toBe(3);
   });
 });

@@ -34,8 +34,9 @@ const transactionRunners = new WeakMap<DataSource, QueryRunner>();
 export function runTransaction<T>(
   dataSource: DataSource,
   work: (manager: EntityManager) => Promise<T>,
+  { grouped = false }: { grouped?: boolean } = {},
 ): Promise<T> {
-  if (isSqlite(dataSource)) return inSqliteGroup(dataSource, work);
+  if (isSqlite(dataSource)) return inSqliteGroup(dataSource, work, grouped);
   if (galeraNodesOf(dataSource.options)) {
     return withConflictRetry(
       () => dataSource.transaction(work),
@@ -58,7 +59,10 @@ interface QueuedWork {
 const sqliteGroups = new WeakMap<DataSource, QueuedWork[]>();
 
 /**
- * SQLite, group commit: transactions that arrive while one runs join it, each in a savepoint of
+ * SQLite, group commit for the transactions that ask for it (`grouped`: the entry writes, the
+ * hot path; the others run alone, as their own group of one, and keep the timing they were tuned
+ * for, such as webhook deliveries shared between instances): transactions that arrive while one
+ * runs join it, each in a savepoint of
  * its own, and one COMMIT ends them all (at most SQLITE_GROUP_LIMIT). Each caller's promise
  * settles only after that COMMIT, so an answered write is a committed one, as before; a work that
  * throws is rolled back to its savepoint alone and rejects at once. A COMMIT writes every page the
@@ -69,6 +73,7 @@ const sqliteGroups = new WeakMap<DataSource, QueuedWork[]>();
 function inSqliteGroup<T>(
   dataSource: DataSource,
   work: (manager: EntityManager) => Promise<T>,
+  grouped: boolean,
 ): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const queued: QueuedWork = {
@@ -76,6 +81,10 @@ function inSqliteGroup<T>(
       resolve: resolve as (value: unknown) => void,
       reject,
     };
+    if (!grouped) {
+      void inSqliteTurn(dataSource, () => runGroup(dataSource, [queued]));
+      return;
+    }
     const open = sqliteGroups.get(dataSource);
     if (open) {
       open.push(queued);

@@ -211,20 +211,24 @@ export class RatingsService {
     source: WriteSource = 'api',
   ): Promise<T> {
     let writer: RatingWriter | undefined;
-    const result = await runTransaction(this.dataSource, async (manager) => {
-      writer = new RatingWriter(
-        manager,
-        this.repository,
-        this.versions,
-        this.users,
-        this.hooks,
-        author,
-        source,
-      );
-      const result = await work(writer);
-      await writer.finish();
-      return result;
-    });
+    const result = await runTransaction(
+      this.dataSource,
+      async (manager) => {
+        writer = new RatingWriter(
+          manager,
+          this.repository,
+          this.versions,
+          this.users,
+          this.hooks,
+          author,
+          source,
+        );
+        const result = await work(writer);
+        await writer.finish();
+        return result;
+      },
+      { grouped: true },
+    );
     for (const change of writer!.changes) this.emit(change);
     return result;
   }
