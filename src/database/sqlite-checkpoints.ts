@@ -73,7 +73,7 @@ export interface CheckpointThread {
 /**
  * Checkpoints a SQLite file (WAL mode) from a worker thread. Otherwise a write's COMMIT on the
  * server's connection runs SQLite's automatic checkpoint every 1,000 WAL pages, on the event loop:
- * copying the pages and syncing the file stalled that COMMIT up to 14 to 22 ms. Measured under PUT
+ * copying the pages and syncing the file stalled that COMMIT for 10 to 22 ms. Measured under PUT
  * load (2026-11-28): a COMMIT's mean 80 → 60 µs for PUTs that change nothing, 153 → 120 µs for
  * PUTs that record a history event. The writer's own automatic checkpoint stays as the backstop
  * should this thread fall behind. SQLite documents this split (wal_autocheckpoint, "a separate
