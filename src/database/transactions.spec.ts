@@ -215,4 +215,14 @@ describe('runTransaction on SQLite', () => {
     await Promise.all(names.map((name) => runTransaction(dataSource, insert(name))));
     expect(counted.commits).toBe(3);
   });
+
+  it('rolls back all of a transaction alone that throws; the next one commits', async () => {
+    const failing = runTransaction(dataSource, async (em) => {
+      await em.query("INSERT INTO counters (name) VALUES ('lost')");
+      throw new Error('refused');
+    });
+    await expect(failing).rejects.toThrow('refused');
+    await runTransaction(dataSource, insert('kept'));
+    expect(await dataSource.query('SELECT name FROM counters')).toEqual([{ name: 'kept' }]);
+  });
 });

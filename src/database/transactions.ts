@@ -82,7 +82,7 @@ function inSqliteGroup<T>(
       reject,
     };
     if (!grouped) {
-      void inSqliteTurn(dataSource, () => runGroup(dataSource, [queued]));
+      void inSqliteTurn(dataSource, () => runGroup(dataSource, [queued], false));
       return;
     }
     const open = sqliteGroups.get(dataSource);
@@ -96,7 +96,15 @@ function inSqliteGroup<T>(
   });
 }
 
-async function runGroup(dataSource: DataSource, queue: QueuedWork[]): Promise<void> {
+/**
+ * One transaction for the works of `queue`. A group others may join runs each work in a savepoint
+ * of its own; a transaction alone (`joinable` false) needs none: its failure rolls back all of it.
+ */
+async function runGroup(
+  dataSource: DataSource,
+  queue: QueuedWork[],
+  joinable = true,
+): Promise<void> {
   const runner = transactionRunner(dataSource);
   const connection = (dataSource.driver as unknown as { databaseConnection: Database })
     .databaseConnection;
@@ -108,14 +116,14 @@ async function runGroup(dataSource: DataSource, queue: QueuedWork[]): Promise<vo
     for (let taken = 0; current && taken < SQLITE_GROUP_LIMIT; taken++) {
       const queued = current;
       try {
-        await runner.startTransaction();
+        if (joinable) await runner.startTransaction();
         const value = await queued.work(dataSource.createEntityManager(runner));
-        await runner.commitTransaction();
+        if (joinable) await runner.commitTransaction();
         committed.push({ queued, value });
       } catch (error) {
-        // SQLite ended the whole transaction itself (SQLITE_FULL, an I/O error): the works
-        // before this one are gone too, and the group fails.
-        if (!connection.inTransaction) throw error;
+        // Alone, or SQLite ended the whole transaction itself (SQLITE_FULL, an I/O error): the
+        // works before this one are gone too, and the group fails.
+        if (!joinable || !connection.inTransaction) throw error;
         await runner.rollbackTransaction();
         queued.reject(error);
       }
