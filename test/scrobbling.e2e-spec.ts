@@ -1011,11 +1011,15 @@ describe('scrobbling (contract §21)', () => {
     const count = async (table: string) =>
       Number((await dataSource.query(`SELECT COUNT(*) AS n FROM ${table}`))[0].n);
     expect([await count('scrobble_recent'), await count('scrobble_unmatched')]).toEqual([1, 1]);
-    await app.get(PurgeRunner).runOnce(new Date(Date.now() + 9 * 60 * 1000));
+    expect(await app.get(PurgeRunner).runOnce(new Date(Date.now() + 9 * 60 * 1000))).not.toBeNull();
     expect([await count('scrobble_recent'), await count('scrobble_unmatched')]).toEqual([1, 1]);
-    await app.get(PurgeRunner).runOnce(new Date(Date.now() + 11 * 60 * 1000));
+    expect(
+      await app.get(PurgeRunner).runOnce(new Date(Date.now() + 11 * 60 * 1000)),
+    ).not.toBeNull();
     expect([await count('scrobble_recent'), await count('scrobble_unmatched')]).toEqual([0, 1]);
-    await app.get(PurgeRunner).runOnce(new Date(Date.now() + 91 * 24 * 3600 * 1000));
+    expect(
+      await app.get(PurgeRunner).runOnce(new Date(Date.now() + 91 * 24 * 3600 * 1000)),
+    ).not.toBeNull();
     expect(await count('scrobble_unmatched')).toBe(0);
     // Past the window, the same episode is a scrobble again (here: unchanged).
     expect(
