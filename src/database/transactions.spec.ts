@@ -124,6 +124,33 @@ describe('runTransaction on SQLite', () => {
     );
   });
 
+  it('groups the writes that callbacks of one event-loop turn start, though each runs without waiting', async () => {
+    const counted = countCommits();
+    const names = ['t0', 't1', 't2'];
+    // Three timers due together run in one timers phase, with the microtasks between them: what
+    // requests read in one turn do. A work that only awaits statements would commit alone if its
+    // group began at once.
+    const results = await Promise.all(
+      names.map(
+        (name) =>
+          new Promise<string>((resolve, reject) =>
+            setTimeout(() => {
+              runTransaction(
+                dataSource,
+                async (em) => {
+                  await em.query('INSERT INTO counters (name) VALUES (?)', [name]);
+                  return name;
+                },
+                grouped,
+              ).then(resolve, reject);
+            }, 0),
+          ),
+      ),
+    );
+    expect(results).toEqual(names);
+    expect(counted.commits).toBe(1);
+  });
+
   it('rolls back a transaction that throws to its savepoint alone; the others commit', async () => {
     const failing = runTransaction(
       dataSource,

@@ -61,14 +61,14 @@ const sqliteGroups = new WeakMap<DataSource, QueuedWork[]>();
 /**
  * SQLite, group commit for the transactions that ask for it (`grouped`: the entry writes, the
  * hot path; the others run alone, as their own group of one, and keep the timing they were tuned
- * for, such as webhook deliveries shared between instances): transactions that arrive while one
- * runs join it, each in a savepoint of
- * its own, and one COMMIT ends them all (at most SQLITE_GROUP_LIMIT). Each caller's promise
- * settles only after that COMMIT, so an answered write is a committed one, as before; a work that
- * throws is rolled back to its savepoint alone and rejects at once. A COMMIT writes every page the
- * group changed to the WAL once: writes of one list share the users row, the revision counter and
- * the index pages they append to, which a COMMIT per write wrote again each time (BENCHMARKS.md).
- * Alone, a transaction is a group of one and waits for nothing.
+ * for, such as webhook deliveries shared between instances): transactions that arrive in the same
+ * turn of the event loop, or while one runs, join it, each in a savepoint of its own, and one
+ * COMMIT ends them all (at most SQLITE_GROUP_LIMIT). Each caller's promise settles only after
+ * that COMMIT, so an answered write is a committed one, as before; a work that throws is rolled
+ * back to its savepoint alone and rejects at once. A COMMIT writes every page the group changed to
+ * the WAL once: writes of one list share the users row, the revision counter and the index pages
+ * they append to, which a COMMIT per write wrote again each time (BENCHMARKS.md). Alone, a
+ * grouped transaction waits for the end of its turn and nothing else.
  */
 function inSqliteGroup<T>(
   dataSource: DataSource,
@@ -110,8 +110,13 @@ async function runGroup(
     .databaseConnection;
   const committed: { queued: QueuedWork; value: unknown }[] = [];
   // The work running now: rejected with the group when the group fails.
-  let current: QueuedWork | undefined = queue.shift();
+  let current: QueuedWork | undefined;
   try {
+    // A request's way to its write is synchronous on SQLite (promises only), so the writes of
+    // the requests read in one turn of the event loop arrive in that turn: the group waits for
+    // the turn's end to take them all, or every group would be a group of one.
+    if (joinable) await nextTurn();
+    current = queue.shift();
     await runner.startTransaction();
     for (let taken = 0; current && taken < SQLITE_GROUP_LIMIT; taken++) {
       const queued = current;
@@ -214,6 +219,8 @@ const BEGIN_IMMEDIATE = 'BEGIN IMMEDIATE TRANSACTION';
 export function isSqlite(dataSource: DataSource): boolean {
   return dataSource.options.type === 'better-sqlite3';
 }
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 function inSqliteTurn<T>(dataSource: DataSource, run: () => Promise<T>): Promise<T> {
   const previous = sqliteGates.get(dataSource) ?? Promise.resolve();
