@@ -5,12 +5,12 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { MediaType } from '../media-types/media-type';
 import { ProblemException } from '../common/problem';
-import { isSqlite, runTransaction } from '../database/transactions';
+import { runTransaction } from '../database/transactions';
 import { UsersService } from '../users/users.service';
 import type { PutRatingDto } from './dto/entry-classes';
 import { RATING_CHANGED_EVENT, RatingChange, type WriteSource } from './rating-change';
 import { RatingRevision } from './rating-revision.entity';
-import { entryAfterPut, foundTitle } from './rating-rules';
+import { foundTitle } from './rating-rules';
 import { RatingWriteHooks } from './rating-write-hooks';
 import { RatingWriter, type WriteAuthor } from './rating-writer';
 import type { ListOptions, ListPage } from './list-options';
@@ -31,8 +31,6 @@ export type { RatingViewOf } from './ratings.repository';
 @Injectable()
 export class RatingsService {
   private readonly logger = new Logger(RatingsService.name);
-  /** See put(): on SQLite, requests that cannot succeed are answered before any transaction. */
-  private readonly checkBeforeTransaction: boolean;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -41,9 +39,7 @@ export class RatingsService {
     private readonly users: UsersService,
     private readonly hooks: RatingWriteHooks,
     private readonly events: EventEmitter2,
-  ) {
-    this.checkBeforeTransaction = isSqlite(dataSource);
-  }
+  ) {}
 
   async getOne<M extends MediaType>(
     userId: number,
@@ -155,16 +151,6 @@ export class RatingsService {
   ): Promise<RatingViewOf<M>> {
     const userId = user.id;
     const key = { id: ref.id, byExternalId: pickExternalIdFlag(ref, body) };
-    if (this.checkBeforeTransaction) {
-      // SQLite runs every statement of the process on one connection: a rollback would also undo
-      // the statements other requests ran meanwhile, so refusals happen before the transaction.
-      const row = foundTitle(
-        await this.repository.titleWithEntry(userId, mediaType, key),
-        mediaType,
-        key,
-      );
-      entryAfterPut(mediaType, row, body);
-    }
     const change = await this.inWriteTransaction(
       (writer) => writer.put(userId, mediaType, key, body),
       user,
@@ -175,16 +161,6 @@ export class RatingsService {
   async remove(user: WriteAuthor, mediaType: MediaType, ref: TitleRef): Promise<void> {
     const userId = user.id;
     const key = { id: ref.id, byExternalId: ref.useExternalIdQuery ?? false };
-    if (this.checkBeforeTransaction) {
-      const row = foundTitle(
-        await this.repository.titleWithEntry(userId, mediaType, key),
-        mediaType,
-        key,
-      );
-      if (row.entry_id === null) {
-        throw ProblemException.notFound(`You have no rating entry for ${mediaType} ${row.id}`);
-      }
-    }
     await this.inWriteTransaction((writer) => writer.remove(userId, mediaType, key), user);
   }
 
