@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, In } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { MEDIA_TYPES, type MediaType } from '../media-types/media-type';
+import { findWhereIn, inBatches, insertRows } from '../database/bulk-statements';
 import { runTransaction } from '../database/transactions';
 import { CatalogFileError, TitleRecord } from './catalog-file';
 import { offlineDatabaseItems, offlineTitleOf, OfflineTitle } from './offline-database';
@@ -120,9 +121,16 @@ export class CatalogService {
     return runTransaction(this.dataSource, async (manager) => {
       const summary: ImportSummary = { created: 0, updated: 0, unchanged: 0 };
       const existing = new Map<number, StoredTitle>();
-      const found = await manager.find(Title, {
-        where: { mediaType: 'anime', externalId: In(batch.map((item) => item.externalId)) },
-      });
+      const found = await findWhereIn(
+        manager,
+        Title,
+        {
+          equal: { mediaType: 'anime' },
+          property: 'externalId',
+          values: batch.map((item) => item.externalId),
+        },
+        LOOKUP_BATCH,
+      );
       const tags = await this.tagsOf(
         manager,
         'anime',
@@ -163,15 +171,13 @@ export class CatalogService {
 
   /** The external ids of these titles of the media type (null: it has none, or no such title). */
   async externalIds(mediaType: MediaType, ids: number[]): Promise<Map<number, number | null>> {
-    const found = new Map<number, number | null>();
-    for (let i = 0; i < ids.length; i += LOOKUP_BATCH) {
-      const titles = await this.dataSource.getRepository(Title).find({
-        select: { id: true, externalId: true },
-        where: { mediaType, id: In(ids.slice(i, i + LOOKUP_BATCH)) },
-      });
-      for (const title of titles) found.set(title.id, title.externalId);
-    }
-    return found;
+    const titles = await findWhereIn(
+      this.dataSource.manager,
+      Title,
+      { equal: { mediaType }, property: 'id', values: ids },
+      LOOKUP_BATCH,
+    );
+    return new Map(titles.map((title) => [title.id, title.externalId]));
   }
 
   /** Writes the changed and the new titles, in the caller's transaction, and completes the summary. */
@@ -185,17 +191,7 @@ export class CatalogService {
       await manager.update(Title, { mediaType, id }, fields);
       await manager.delete(TitleTag, { mediaType, titleId: id });
     }
-    for (let i = 0; i < created.length; i += INSERT_BATCH) {
-      // Without reading the rows back for their defaults (the nullable columns' NULL), which
-      // TypeORM does after an insert otherwise: nothing here uses the inserted entities.
-      await manager
-        .createQueryBuilder()
-        .insert()
-        .into(Title)
-        .values(created.slice(i, i + INSERT_BATCH).map(columnsOf))
-        .updateEntity(false)
-        .execute();
-    }
+    await insertRows(manager, Title, created.map(columnsOf), INSERT_BATCH);
     const tagRows = [...changed, ...created].flatMap((record) =>
       factsOf(record).tags.map((tag, position) => ({
         mediaType: record.mediaType,
@@ -204,15 +200,7 @@ export class CatalogService {
         tag,
       })),
     );
-    for (let i = 0; i < tagRows.length; i += INSERT_BATCH) {
-      await manager
-        .createQueryBuilder()
-        .insert()
-        .into(TitleTag)
-        .values(tagRows.slice(i, i + INSERT_BATCH))
-        .updateEntity(false)
-        .execute();
-    }
+    await insertRows(manager, TitleTag, tagRows, INSERT_BATCH);
     await this.titlesChanged(manager, changed);
     summary.created = created.length;
     summary.updated = changed.length;
@@ -234,15 +222,13 @@ export class CatalogService {
     mediaType: MediaType,
     ids: number[],
   ): Promise<Map<string, string[]>> {
-    const rows: TitleTag[] = [];
-    for (let i = 0; i < ids.length; i += LOOKUP_BATCH) {
-      rows.push(
-        ...(await manager.find(TitleTag, {
-          where: { mediaType, titleId: In(ids.slice(i, i + LOOKUP_BATCH)) },
-          order: { titleId: 'ASC', position: 'ASC' },
-        })),
-      );
-    }
+    const rows = await findWhereIn(
+      manager,
+      TitleTag,
+      { equal: { mediaType }, property: 'titleId', values: ids },
+      LOOKUP_BATCH,
+      ['titleId', 'position'],
+    );
     return groupedTags(rows);
   }
 
@@ -253,8 +239,8 @@ export class CatalogService {
   private async titlesChanged(manager: EntityManager, changed: TitleRecord[]): Promise<void> {
     for (const mediaType of MEDIA_TYPES) {
       const ids = changed.filter((record) => record.mediaType === mediaType).map((r) => r.id);
-      for (let i = 0; i < ids.length; i += INSERT_BATCH) {
-        await this.changeHooks.run(manager, mediaType, ids.slice(i, i + INSERT_BATCH));
+      for (const batch of inBatches(ids, INSERT_BATCH)) {
+        await this.changeHooks.run(manager, mediaType, batch);
       }
     }
   }

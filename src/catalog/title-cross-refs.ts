@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, In } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { MediaType } from '../media-types/media-type';
+import { deleteWhereIn, findWhereIn, inBatches, insertRows } from '../database/bulk-statements';
 import { CatalogFileError } from './catalog-file';
 import { TitleName } from './title-name.entity';
 import { CROSS_REF_KINDS, nameKey, type CrossRefKind, type CrossRefs } from './title-names';
@@ -124,15 +125,12 @@ export class TitleCrossRefsStore {
     const refIds = titles
       .map((title) => title.crossRefs?.ids[kind])
       .filter((id): id is number => id !== undefined);
-    const found: TitleRef[] = [];
-    for (let i = 0; i < refIds.length; i += BATCH) {
-      found.push(
-        ...(await manager.find(TitleRef, {
-          where: { mediaType, kind, refId: In(refIds.slice(i, i + BATCH)) },
-        })),
-      );
-    }
-    return found;
+    return findWhereIn(
+      manager,
+      TitleRef,
+      { equal: { mediaType, kind }, property: 'refId', values: refIds },
+      BATCH,
+    );
   }
 
   private async write(
@@ -140,12 +138,12 @@ export class TitleCrossRefsStore {
     titles: NamedTitle[],
     mayHold: (title: NamedTitle, kind: CrossRefKind, refId: number) => boolean,
   ): Promise<void> {
-    for (let i = 0; i < titles.length; i += BATCH) {
-      const batch = titles.slice(i, i + BATCH);
+    for (const batch of inBatches(titles, BATCH)) {
       for (const mediaType of new Set(batch.map((title) => title.mediaType))) {
         const ids = batch.filter((title) => title.mediaType === mediaType).map((title) => title.id);
-        await manager.delete(TitleRef, { mediaType, titleId: In(ids) });
-        await manager.delete(TitleName, { mediaType, titleId: In(ids) });
+        const where = { equal: { mediaType }, property: 'titleId' as const, values: ids };
+        await deleteWhereIn(manager, TitleRef, where, BATCH);
+        await deleteWhereIn(manager, TitleName, where, BATCH);
       }
     }
     const refs: TitleRef[] = [];
@@ -166,12 +164,7 @@ export class TitleCrossRefsStore {
         });
       }
     }
-    const all = [...names.values()];
-    for (let i = 0; i < refs.length; i += BATCH) {
-      await manager.insert(TitleRef, refs.slice(i, i + BATCH));
-    }
-    for (let i = 0; i < all.length; i += BATCH) {
-      await manager.insert(TitleName, all.slice(i, i + BATCH));
-    }
+    await insertRows(manager, TitleRef, refs, BATCH);
+    await insertRows(manager, TitleName, [...names.values()], BATCH);
   }
 }
