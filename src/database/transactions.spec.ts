@@ -127,14 +127,14 @@ describe('runTransaction on SQLite', () => {
   it('groups the writes that callbacks of one event-loop turn start, though each runs without waiting', async () => {
     const counted = countCommits();
     const names = ['t0', 't1', 't2'];
-    // Three timers due together run in one timers phase, with the microtasks between them: what
-    // requests read in one turn do. A work that only awaits statements would commit alone if its
-    // group began at once.
+    // Three immediates queued together run in one check phase, with the microtasks between them:
+    // what requests read in one turn do. A work that only awaits statements would commit alone if
+    // its group began at once.
     const results = await Promise.all(
       names.map(
         (name) =>
           new Promise<string>((resolve, reject) =>
-            setTimeout(() => {
+            setImmediate(() => {
               runTransaction(
                 dataSource,
                 async (em) => {
@@ -143,7 +143,7 @@ describe('runTransaction on SQLite', () => {
                 },
                 grouped,
               ).then(resolve, reject);
-            }, 0),
+            }),
           ),
       ),
     );
