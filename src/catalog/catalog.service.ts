@@ -2,7 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { MEDIA_TYPES, type MediaType } from '../media-types/media-type';
-import { findWhereIn, inBatches, insertRows } from '../database/bulk-statements';
+import {
+  deleteWhereIn,
+  findWhereIn,
+  inBatches,
+  insertRows,
+  updateRow,
+} from '../database/bulk-statements';
 import { runTransaction } from '../database/transactions';
 import { CatalogFileError, TitleRecord } from './catalog-file';
 import { offlineDatabaseItems, offlineTitleOf, OfflineTitle } from './offline-database';
@@ -67,7 +73,8 @@ export class CatalogService {
       for (const record of changed) {
         const current = existing.get(keyOf(record))!;
         if (current.externalId !== record.externalId && current.externalId !== null) {
-          await manager.update(
+          await updateRow(
+            manager,
             Title,
             { mediaType: record.mediaType, id: record.id },
             { externalId: null },
@@ -188,8 +195,12 @@ export class CatalogService {
   ): Promise<ImportSummary> {
     for (const record of changed) {
       const { mediaType, id, ...fields } = columnsOf(record);
-      await manager.update(Title, { mediaType, id }, fields);
-      await manager.delete(TitleTag, { mediaType, titleId: id });
+      await updateRow(manager, Title, { mediaType, id }, fields);
+    }
+    for (const mediaType of MEDIA_TYPES) {
+      const ids = changed.filter((record) => record.mediaType === mediaType).map((r) => r.id);
+      const where = { equal: { mediaType }, property: 'titleId' as const, values: ids };
+      await deleteWhereIn(manager, TitleTag, where, LOOKUP_BATCH);
     }
     await insertRows(manager, Title, created.map(columnsOf), INSERT_BATCH);
     const tagRows = [...changed, ...created].flatMap((record) =>

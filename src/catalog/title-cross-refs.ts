@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { MediaType } from '../media-types/media-type';
-import { deleteWhereIn, findWhereIn, inBatches, insertRows } from '../database/bulk-statements';
+import { deleteWhereIn, findWhereIn, insertRows } from '../database/bulk-statements';
 import { CatalogFileError } from './catalog-file';
 import { TitleName } from './title-name.entity';
 import { CROSS_REF_KINDS, nameKey, type CrossRefKind, type CrossRefs } from './title-names';
@@ -138,13 +138,11 @@ export class TitleCrossRefsStore {
     titles: NamedTitle[],
     mayHold: (title: NamedTitle, kind: CrossRefKind, refId: number) => boolean,
   ): Promise<void> {
-    for (const batch of inBatches(titles, BATCH)) {
-      for (const mediaType of new Set(batch.map((title) => title.mediaType))) {
-        const ids = batch.filter((title) => title.mediaType === mediaType).map((title) => title.id);
-        const where = { equal: { mediaType }, property: 'titleId' as const, values: ids };
-        await deleteWhereIn(manager, TitleRef, where, BATCH);
-        await deleteWhereIn(manager, TitleName, where, BATCH);
-      }
+    for (const mediaType of new Set(titles.map((title) => title.mediaType))) {
+      const ids = titles.filter((title) => title.mediaType === mediaType).map((title) => title.id);
+      const where = { equal: { mediaType }, property: 'titleId' as const, values: ids };
+      await deleteWhereIn(manager, TitleRef, where, BATCH);
+      await deleteWhereIn(manager, TitleName, where, BATCH);
     }
     const refs: TitleRef[] = [];
     const names = new Map<string, TitleName>();

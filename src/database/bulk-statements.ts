@@ -9,6 +9,7 @@ import type { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
  * statement of its own (BENCHMARKS.md).
  */
 export function inBatches<T>(items: readonly T[], size: number): T[][] {
+  if (!Number.isInteger(size) || size < 1) throw new Error(`Batch size ${size}: not a count`);
   const batches: T[][] = [];
   let start = 0;
   while (items.length - start >= size) {
@@ -21,8 +22,8 @@ export function inBatches<T>(items: readonly T[], size: number): T[][] {
 }
 
 /**
- * Inserts `rows` (objects with the entity's properties; the first row's properties name the
- * columns) in multi-row INSERTs whose values are all bound. TypeORM's own insert writes numbers
+ * Inserts `rows` (objects with the entity's properties, the same in every row, none undefined:
+ * the first row's name the columns) in multi-row INSERTs whose values are all bound. TypeORM's own insert writes numbers
  * into the SQL on SQLite, which makes every batch a new statement (see inBatches).
  */
 export async function insertRows<T extends ObjectLiteral>(
@@ -39,6 +40,11 @@ export async function insertRows<T extends ObjectLiteral>(
     `INSERT INTO ${driver.escape(metadata.tableName)} ` +
     `(${columns.map((column) => driver.escape(column.databaseName)).join(', ')}) VALUES `;
   const tuple = `(${columns.map(() => '?').join(', ')})`;
+  for (const row of rows) {
+    if (columns.some((column) => row[column.propertyName] === undefined)) {
+      throw new Error(`insertRows into ${metadata.tableName}: every row has every column's value`);
+    }
+  }
   for (const batch of inBatches(rows, batchSize)) {
     const values = batch.flatMap((row) =>
       columns.map(
@@ -71,7 +77,8 @@ export async function findWhereIn<T extends ObjectLiteral>(
 ): Promise<T[]> {
   const metadata = manager.connection.getMetadata(target);
   const driver = manager.connection.driver;
-  const select = metadata.columns.map((column) => driver.escape(column.databaseName)).join(', ');
+  const columns = metadata.columns.filter((column) => column.isSelect);
+  const select = columns.map((column) => driver.escape(column.databaseName)).join(', ');
   const order = orderBy.length
     ? ` ORDER BY ${orderBy.map((property) => columnName(manager, target, property)).join(', ')}`
     : '';
@@ -83,13 +90,43 @@ export async function findWhereIn<T extends ObjectLiteral>(
     );
     for (const row of rows) {
       const entity: Record<string, unknown> = {};
-      for (const column of metadata.columns) {
+      for (const column of columns) {
         entity[column.propertyName] = driver.prepareHydratedValue(row[column.databaseName], column);
       }
       found.push(entity as T);
     }
   }
   return found;
+}
+
+/**
+ * Sets `fields` (an undefined one is left as it is, as TypeORM's update does) on the row of
+ * `target` whose columns equal `key`, every value bound: one statement text per set of fields,
+ * whatever the values.
+ */
+export async function updateRow<T extends ObjectLiteral>(
+  manager: EntityManager,
+  target: EntityTarget<T>,
+  key: Partial<T>,
+  fields: Partial<T>,
+): Promise<void> {
+  const metadata = manager.connection.getMetadata(target);
+  const driver = manager.connection.driver;
+  fields = Object.fromEntries(
+    Object.entries(fields).filter(([, value]) => value !== undefined),
+  ) as Partial<T>;
+  if (Object.keys(fields).length === 0) return;
+  const assignments = Object.keys(fields).map((name) => `${columnName(manager, target, name)} = ?`);
+  const conditions = Object.keys(key).map((name) => `${columnName(manager, target, name)} = ?`);
+  const prepared = (values: Partial<T>) =>
+    Object.entries(values).map(
+      ([name, value]): unknown =>
+        driver.preparePersistentValue(value, metadata.findColumnWithPropertyName(name)!) as unknown,
+    );
+  await manager.query(
+    `UPDATE ${driver.escape(metadata.tableName)} SET ${assignments.join(', ')} WHERE ${conditions.join(' AND ')}`,
+    [...prepared(fields), ...prepared(key)],
+  );
 }
 
 /** Deletes the rows of `target` matching `where`, in batches of `batchSize` values. */

@@ -144,6 +144,8 @@ async function runGroup(
     // Beyond the limit, or arrived while the COMMIT ran: the next group, behind this one.
     if (queue.length > 0) {
       const rest = queue.splice(0);
+      // Open for joining while it waits for its turn, as a new group would be.
+      if (!sqliteGroups.has(dataSource)) sqliteGroups.set(dataSource, rest);
       void inSqliteTurn(dataSource, () => runGroup(dataSource, rest));
     }
   }
