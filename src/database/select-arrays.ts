@@ -1,9 +1,13 @@
 import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import type { DataSource } from 'typeorm';
 
+/** Statements by their SQL, one map per mode: a key made per call would be hashed per call. */
 const readers = new WeakMap<
   DataSource,
-  { connection: Database; statements: Map<string, Statement> }
+  {
+    connection: Database;
+    statements: { raw: Map<string, Statement>; rows: Map<string, Statement> };
+  }
 >();
 
 /**
@@ -28,13 +32,12 @@ function sqliteStatement(dataSource: DataSource, sql: string, raw: boolean): Sta
       fileMustExist: true,
       timeout: dataSource.options.timeout,
     });
-    readers.set(dataSource, (reader = { connection, statements: new Map() }));
+    reader = { connection, statements: { raw: new Map(), rows: new Map() } };
+    readers.set(dataSource, reader);
   }
-  const key = raw ? `raw:${sql}` : sql;
-  let statement = reader.statements.get(key);
-  if (!statement) {
-    reader.statements.set(key, (statement = reader.connection.prepare(sql).raw(raw)));
-  }
+  const statements = raw ? reader.statements.raw : reader.statements.rows;
+  let statement = statements.get(sql);
+  if (!statement) statements.set(sql, (statement = reader.connection.prepare(sql).raw(raw)));
   return statement;
 }
 
