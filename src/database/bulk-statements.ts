@@ -23,8 +23,9 @@ export function inBatches<T>(items: readonly T[], size: number): T[][] {
 
 /**
  * Inserts `rows` (objects with the entity's properties, the same in every row, none undefined:
- * the first row's name the columns) in multi-row INSERTs whose values are all bound. TypeORM's own insert writes numbers
- * into the SQL on SQLite, which makes every batch a new statement (see inBatches).
+ * the first row's name the columns) in multi-row INSERTs whose values are all bound. TypeORM's
+ * own insert writes numbers into the SQL on SQLite, which makes every batch a new statement (see
+ * inBatches).
  */
 export async function insertRows<T extends ObjectLiteral>(
   manager: EntityManager,
@@ -80,7 +81,7 @@ export async function findWhereIn<T extends ObjectLiteral>(
   const columns = metadata.columns.filter((column) => column.isSelect);
   const select = columns.map((column) => driver.escape(column.databaseName)).join(', ');
   const order = orderBy.length
-    ? ` ORDER BY ${orderBy.map((property) => columnName(manager, target, property)).join(', ')}`
+    ? ` ORDER BY ${orderBy.map((property) => columnOf(manager, target, property).name).join(', ')}`
     : '';
   const found: T[] = [];
   for (const [sql, values] of whereInStatements(manager, target, where, batchSize)) {
@@ -110,22 +111,18 @@ export async function updateRow<T extends ObjectLiteral>(
   key: Partial<T>,
   fields: Partial<T>,
 ): Promise<void> {
-  const metadata = manager.connection.getMetadata(target);
-  const driver = manager.connection.driver;
-  fields = Object.fromEntries(
-    Object.entries(fields).filter(([, value]) => value !== undefined),
-  ) as Partial<T>;
-  if (Object.keys(fields).length === 0) return;
-  const assignments = Object.keys(fields).map((name) => `${columnName(manager, target, name)} = ?`);
-  const conditions = Object.keys(key).map((name) => `${columnName(manager, target, name)} = ?`);
-  const prepared = (values: Partial<T>) =>
-    Object.entries(values).map(
-      ([name, value]): unknown =>
-        driver.preparePersistentValue(value, metadata.findColumnWithPropertyName(name)!) as unknown,
-    );
+  const set = Object.entries(fields).filter(([, value]) => value !== undefined);
+  if (set.length === 0) return;
+  const where = Object.entries(key);
+  const columns = (entries: [string, unknown][]) =>
+    entries.map(([name, value]) => ({ ...columnOf(manager, target, name), value }));
+  const assigned = columns(set);
+  const matched = columns(where);
+  const table = manager.connection.driver.escape(manager.connection.getMetadata(target).tableName);
   await manager.query(
-    `UPDATE ${driver.escape(metadata.tableName)} SET ${assignments.join(', ')} WHERE ${conditions.join(' AND ')}`,
-    [...prepared(fields), ...prepared(key)],
+    `UPDATE ${table} SET ${assigned.map((column) => `${column.name} = ?`).join(', ')} ` +
+      `WHERE ${matched.map((column) => `${column.name} = ?`).join(' AND ')}`,
+    [...assigned, ...matched].map((column) => column.stored(column.value)),
   );
 }
 
@@ -142,14 +139,19 @@ export async function deleteWhereIn<T extends ObjectLiteral>(
   }
 }
 
-function columnName<T extends ObjectLiteral>(
+/** The column of `property`, its escaped name, and a value as the column stores it. */
+function columnOf<T extends ObjectLiteral>(
   manager: EntityManager,
   target: EntityTarget<T>,
   property: string,
-): string {
+) {
   const column = manager.connection.getMetadata(target).findColumnWithPropertyName(property);
   if (!column) throw new Error(`No column for the property ${property}`);
-  return manager.connection.driver.escape(column.databaseName);
+  const driver = manager.connection.driver;
+  return {
+    name: driver.escape(column.databaseName),
+    stored: (value: unknown): unknown => driver.preparePersistentValue(value, column) as unknown,
+  };
 }
 
 function whereInStatements<T extends ObjectLiteral>(
@@ -158,15 +160,12 @@ function whereInStatements<T extends ObjectLiteral>(
   { equal, property, values }: WhereIn<T>,
   batchSize: number,
 ): [string, unknown[]][] {
-  const metadata = manager.connection.getMetadata(target);
-  const driver = manager.connection.driver;
-  const prepared = (name: string, value: unknown): unknown =>
-    driver.preparePersistentValue(value, metadata.findColumnWithPropertyName(name)!) as unknown;
-  const equalNames = Object.keys(equal);
-  const equalSql = equalNames.map((name) => `${columnName(manager, target, name)} = ? AND `);
-  const equalValues = equalNames.map((name) => prepared(name, equal[name]));
+  const equalColumns = Object.keys(equal).map((name) => columnOf(manager, target, name));
+  const equalSql = equalColumns.map((column) => `${column.name} = ? AND `).join('');
+  const equalValues = Object.keys(equal).map((name, i) => equalColumns[i].stored(equal[name]));
+  const inColumn = columnOf(manager, target, property);
   return inBatches(values, batchSize).map((batch) => [
-    `${equalSql.join('')}${columnName(manager, target, property)} IN (${batch.map(() => '?').join(', ')})`,
-    [...equalValues, ...batch.map((value) => prepared(property, value))],
+    `${equalSql}${inColumn.name} IN (${batch.map(() => '?').join(', ')})`,
+    [...equalValues, ...batch.map(inColumn.stored)],
   ]);
 }
