@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource, QueryFailedError, type EntityManager } from 'typeorm';
 import { queueSqliteStatements, runTransaction, SQLITE_GROUP_LIMIT } from './transactions';
 
 /**
@@ -241,6 +241,32 @@ describe('runTransaction on SQLite', () => {
     const names = ['a', 'b', 'c'];
     await Promise.all(names.map((name) => runTransaction(dataSource, insert(name))));
     expect(counted.commits).toBe(3);
+  });
+
+  it("answers a transaction's statements as TypeORM's query runner does", async () => {
+    const answers = await runTransaction(
+      dataSource,
+      async (em) => ({
+        inserted: (await em.query("INSERT INTO counters (name) VALUES ('a')")) as unknown,
+        rows: (await em.query('SELECT name FROM counters')) as unknown,
+        updated: await em
+          .createQueryBuilder()
+          .update('counters')
+          .set({ name: 'b' })
+          .where('name = :name', { name: 'a' })
+          .execute(),
+        failed: (await em
+          .query('INSERT INTO counters (name) VALUES (NULL)')
+          .catch((error: unknown) => error)) as unknown,
+      }),
+      grouped,
+    );
+    expect(answers.inserted).toBe(1);
+    expect(answers.rows).toEqual([{ name: 'a' }]);
+    expect(answers.updated.affected).toBe(1);
+    expect(answers.failed).toBeInstanceOf(QueryFailedError);
+    expect((answers.failed as QueryFailedError).message).toMatch(/NOT NULL constraint failed/);
+    expect(await dataSource.query('SELECT name FROM counters')).toEqual([{ name: 'b' }]);
   });
 
   it('rolls back all of a transaction alone that throws; the next one commits', async () => {

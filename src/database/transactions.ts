@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
+import { QueryFailedError, QueryResult } from 'typeorm';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { DEFAULT_DATABASE_TIMEOUT_MS } from '../config/app-config';
 import { databaseTimeoutOf } from './database-timeouts';
@@ -197,15 +198,59 @@ function transactionRunner(dataSource: DataSource): QueryRunner {
     const shared = dataSource.driver.createQueryRunner('master');
     const Runner = shared.constructor as new (driver: DataSource['driver']) => QueryRunner;
     const created = new Runner(dataSource.driver);
-    const query = created.query.bind(created) as (...args: unknown[]) => Promise<unknown>;
-    created.query = ((...args: unknown[]) =>
-      query(
-        ...(args[0] === BEGIN ? [BEGIN_IMMEDIATE, ...args.slice(1)] : args),
-      )) as QueryRunner['query'];
+    created.query = directStatements(dataSource) as QueryRunner['query'];
     transactionRunners.set(dataSource, (runner = created));
   }
   return runner;
 }
+
+/**
+ * The transaction runner's `query`: better-sqlite3's statement, prepared once (at most as many as
+ * TypeORM's own cache keeps, the oldest dropped first), run at once, with the result TypeORM's
+ * runner gives. TypeORM's runner does the same around a logger call, two query events (this app
+ * subscribes to none), two clocks and an awaited cache lookup: about half a µs of every statement
+ * of a write (1.2 against 0.8 µs for one UPDATE in a loop). A statement that fails rejects with
+ * TypeORM's QueryFailedError, one that cannot be prepared with better-sqlite3's error, as there.
+ */
+function directStatements(dataSource: DataSource) {
+  const connection = (dataSource.driver as unknown as { databaseConnection: Database })
+    .databaseConnection;
+  const limit =
+    (dataSource.options as { statementCacheSize?: number }).statementCacheSize ??
+    STATEMENT_CACHE_SIZE;
+  const statements = new Map<string, Statement>();
+  return async (
+    sql: string,
+    parameters: unknown[] = [],
+    useStructuredResult = false,
+  ): Promise<unknown> => {
+    const text = sql === BEGIN ? BEGIN_IMMEDIATE : sql;
+    let statement = statements.get(text);
+    if (!statement) {
+      statement = connection.prepare(text);
+      statements.set(text, statement);
+      if (statements.size > limit) statements.delete(statements.keys().next().value as string);
+    }
+    const result = new QueryResult();
+    try {
+      if (statement.reader) {
+        const rows: unknown[] = statement.all(...parameters);
+        result.raw = rows;
+        result.records = rows;
+      } else {
+        const info = statement.run(...parameters);
+        result.affected = info.changes;
+        result.raw = info.lastInsertRowid;
+      }
+    } catch (error) {
+      throw new QueryFailedError(text, parameters, error as Error);
+    }
+    return useStructuredResult ? result : (result.raw as unknown);
+  };
+}
+
+/** TypeORM's default size of the better-sqlite3 driver's statement cache. */
+const STATEMENT_CACHE_SIZE = 100;
 
 /**
  * How TypeORM opens a SQLite transaction, and what runs instead. A deferred transaction that
