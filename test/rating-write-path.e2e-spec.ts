@@ -1,5 +1,6 @@
 import { Injectable, Module, OnModuleInit } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Database, Statement } from 'better-sqlite3';
 import { DataSource } from 'typeorm';
 import { OnDomainEvent, type ArgOf } from '../src/common/domain-events';
 import { RATING_CHANGED_EVENT, RatingChange } from '../src/ratings/rating-change';
@@ -286,16 +287,13 @@ describe('The write path of entries (one transaction, revisions, hooks, rating.c
     // for each title and push the write path's own ones out.
     const { token } = await createUserWithToken(app);
     const client = api(app, token);
-    // Every statement of TypeORM's query runners passes the logger (which prints nothing here).
-    const query = jest.spyOn(dataSource.logger, 'logQuery');
+    const statements = statementTexts(dataSource);
     const writeStatementsOf = async (id: number): Promise<string[]> => {
-      query.mockClear();
+      statements.clear();
       await client.put(path('anime', id), { status: 'ongoing' }).expect(200);
       await client.delete(path('anime', id)).expect(200);
       await client.put(path('anime', id), { status: 'completed' }).expect(200);
-      return query.mock.calls
-        .map(([sql]) => sql)
-        .filter((sql) => /^\s*(INSERT|UPDATE|DELETE)\b/i.test(sql));
+      return statements.texts().filter((sql) => /^\s*(INSERT|UPDATE|DELETE)\b/i.test(sql));
     };
     try {
       const first = new Set(await writeStatementsOf(1));
@@ -304,7 +302,7 @@ describe('The write path of entries (one transaction, revisions, hooks, rating.c
       expect(others.length).toBeGreaterThanOrEqual(first.size);
       expect(others.filter((sql) => !first.has(sql))).toEqual([]);
     } finally {
-      query.mockRestore();
+      statements.restore();
     }
   });
 
@@ -327,3 +325,31 @@ describe('The write path of entries (one transaction, revisions, hooks, rating.c
     expect(listener.received).toEqual([]);
   });
 });
+
+/**
+ * The texts of the statements run from now on: TypeORM's query runners pass each to the logger
+ * (which prints nothing here); SQLite transactions run theirs on better-sqlite3's statements.
+ */
+function statementTexts(dataSource: DataSource) {
+  const logged = jest.spyOn(dataSource.logger, 'logQuery');
+  const connection = (dataSource.driver as unknown as { databaseConnection?: Database })
+    .databaseConnection;
+  const prototype = connection
+    ? (Object.getPrototypeOf(connection.prepare('SELECT 1')) as Statement)
+    : null;
+  const run = prototype ? [jest.spyOn(prototype, 'run'), jest.spyOn(prototype, 'all')] : [];
+  return {
+    texts: (): string[] => [
+      ...logged.mock.calls.map(([sql]) => sql),
+      ...run.flatMap((spy) =>
+        (spy.mock.contexts as Statement[]).map((statement) => statement.source),
+      ),
+    ],
+    clear: (): void => {
+      for (const spy of [logged, ...run]) spy.mockClear();
+    },
+    restore: (): void => {
+      for (const spy of [logged, ...run]) spy.mockRestore();
+    },
+  };
+}
