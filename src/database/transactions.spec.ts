@@ -255,9 +255,13 @@ describe('runTransaction on SQLite', () => {
           .set({ name: 'b' })
           .where('name = :name', { name: 'a' })
           .execute(),
+        returned: (await em.query(
+          "INSERT INTO counters (name) VALUES ('c') RETURNING name",
+        )) as unknown,
         failed: (await em
           .query('INSERT INTO counters (name) VALUES (NULL)')
           .catch((error: unknown) => error)) as unknown,
+        unprepared: (await em.query('SELEKT 1').catch((error: unknown) => error)) as unknown,
       }),
       grouped,
     );
@@ -266,7 +270,13 @@ describe('runTransaction on SQLite', () => {
     expect(answers.updated.affected).toBe(1);
     expect(answers.failed).toBeInstanceOf(QueryFailedError);
     expect((answers.failed as QueryFailedError).message).toMatch(/NOT NULL constraint failed/);
-    expect(await dataSource.query('SELECT name FROM counters')).toEqual([{ name: 'b' }]);
+    expect(answers.returned).toEqual([{ name: 'c' }]);
+    expect(answers.unprepared).toBeInstanceOf(Error);
+    expect(answers.unprepared).not.toBeInstanceOf(QueryFailedError);
+    expect(await dataSource.query('SELECT name FROM counters ORDER BY rowid')).toEqual([
+      { name: 'b' },
+      { name: 'c' },
+    ]);
   });
 
   it('rolls back all of a transaction alone that throws; the next one commits', async () => {
