@@ -279,6 +279,35 @@ describe('runTransaction on SQLite', () => {
     ]);
   });
 
+  it("keeps at most the driver's statementCacheSize statements prepared, the oldest dropped first", async () => {
+    const small = new DataSource({
+      type: 'better-sqlite3',
+      database: join(folder, 'test.sqlite'),
+      statementCacheSize: 3,
+    });
+    await small.initialize();
+    try {
+      const connection = (small.driver as unknown as { databaseConnection: BetterSqlite3.Database })
+        .databaseConnection;
+      const prepare = jest.spyOn(connection, 'prepare');
+      const run = (sql: string) => runTransaction(small, (em) => em.query(sql));
+      await run('SELECT 1');
+      const begun = prepare.mock.calls.length;
+      await run('SELECT 1');
+      expect(prepare.mock.calls.length).toBe(begun); // BEGIN, SELECT 1, COMMIT: all kept
+      await run('SELECT 2'); // pushes BEGIN out
+      await run('SELECT 1'); // BEGIN pushes SELECT 1 out, which pushes COMMIT out, and so on
+      expect(prepare.mock.calls.slice(begun).map(([sql]) => sql)).toEqual([
+        'SELECT 2',
+        'BEGIN IMMEDIATE TRANSACTION',
+        'SELECT 1',
+        'COMMIT',
+      ]);
+    } finally {
+      await small.destroy();
+    }
+  });
+
   it('rolls back all of a transaction alone that throws; the next one commits', async () => {
     const failing = runTransaction(dataSource, async (em) => {
       await em.query("INSERT INTO counters (name) VALUES ('lost')");

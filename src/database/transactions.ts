@@ -231,21 +231,20 @@ function directStatements(dataSource: DataSource) {
       statements.set(text, statement);
       if (statements.size > limit) statements.delete(statements.keys().next().value as string);
     }
-    const result = new QueryResult();
     try {
       if (statement.reader) {
         const rows: unknown[] = statement.all(...parameters);
-        result.raw = rows;
-        result.records = rows;
-      } else {
-        const info = statement.run(...parameters);
-        result.affected = info.changes;
-        result.raw = info.lastInsertRowid;
+        return useStructuredResult
+          ? Object.assign(new QueryResult(), { raw: rows, records: rows })
+          : rows;
       }
+      const info = statement.run(...parameters);
+      return useStructuredResult
+        ? Object.assign(new QueryResult(), { raw: info.lastInsertRowid, affected: info.changes })
+        : info.lastInsertRowid;
     } catch (error) {
       throw new QueryFailedError(text, parameters, error as Error);
     }
-    return useStructuredResult ? result : (result.raw as unknown);
   };
 }
 
