@@ -117,6 +117,16 @@ describe('HTTP edges', () => {
       expect(exchanged.closed).toBe(true);
     });
 
+    it('bytes after a GET are the next request: each gets its own answer, the first one intact', async () => {
+      // Found by the fuzzer: a GET with two stray bytes after its headers, then end of sending.
+      const exchanged = await exchange(port, ['GET /v1/3Xf4D HTTP/1.1\r\nHost: x\r\n\r\nMO'], {
+        halfClose: true,
+      });
+      expectProblem(exchanged, 404);
+      const answers = exchanged.received.match(/HTTP\/1\.1 \d{3}/g);
+      expect(answers).toEqual(['HTTP/1.1 404', 'HTTP/1.1 400']);
+    });
+
     it('a request that arrives in time is served, and its connection kept open', async () => {
       const request = 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n';
       const exchanged = await exchange(port, [request], { untilResponse: true });
@@ -182,7 +192,7 @@ describe('HTTP edges', () => {
         expect(await answered).toMatch(/^HTTP\/1\.1 200/);
       }
       const refused = await exchange(port, ['GET /health HTTP/1.1\r\nHost: x\r\n\r\n']);
-      expect(refused).toEqual({ response: null, closed: true });
+      expect(refused).toEqual({ response: null, closed: true, received: '' });
 
       // Once one closes, a new connection is served again (the server notices the close soon).
       sockets.shift()!.destroy();

@@ -30,6 +30,9 @@ export function parseResponse(raw: string): RawResponse | null {
       rest = rest.slice(lineEnd + 2 + size + 2);
     }
     body = decoded;
+  } else if (headers['content-length'] !== undefined) {
+    // A pipelined request's answer may follow on the same connection.
+    body = body.slice(0, Number(headers['content-length']));
   }
   const status = Number(statusLine.split(' ')[1]);
   // An interim answer (100 Continue) comes before the real one.
@@ -41,6 +44,8 @@ export interface Exchange {
   response: RawResponse | null;
   /** The server closed the connection. */
   closed: boolean;
+  /** Every byte the server sent, as latin1 text. */
+  received: string;
 }
 
 /**
@@ -70,7 +75,7 @@ export function exchange(
       settled = true;
       timers.forEach(clearTimeout);
       socket.destroy();
-      resolve({ response: parseResponse(received), closed });
+      resolve({ response: parseResponse(received), closed, received });
     };
     socket.on('data', (data) => {
       received += data.toString('latin1');
@@ -78,7 +83,7 @@ export function exchange(
       if (
         untilResponse &&
         response &&
-        Buffer.byteLength(response.body) >= Number(response.headers['content-length'] ?? 0)
+        response.body.length >= Number(response.headers['content-length'] ?? 0)
       ) {
         finish(false);
       }
