@@ -374,6 +374,14 @@ describe('scrobbling (contract §21)', () => {
         title_id: 2,
         episodes_watched: 1,
       });
+      // A bad ids member is named as sent: a movie's uniqueIds, a show's tvShowUniqueIds.
+      for (const [sent, member] of [
+        [withValues(fixture('kodi/stop-movie'), { uniqueIds: 'x' }), 'uniqueIds'],
+        [withValues(end, { tvShowUniqueIds: 'x' }), 'tvShowUniqueIds'],
+      ] as const) {
+        const answer = await scrobble(url, sent).expect(400);
+        expect((answer.body as Json).detail).toBe(`${member} must be an object`);
+      }
     });
 
     it('generic: watched, and read for a scrobbler whose token held ratings.manga', async () => {
@@ -430,6 +438,26 @@ describe('scrobbling (contract §21)', () => {
       await unreadable(generic.url, '{"event":"watched","episode":99999999999}');
       await unreadable(generic.url, '{"event":"watched","episode":1.5}');
       await unreadable(jellyfin.url, JSON.stringify(fixture('plex/media-scrobble-episode')));
+      // Valid JSON that is not an object, and JSON nested past what a stack holds (it was a 500).
+      const nested = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+      for (const [body, type] of [
+        ['"just a string"', 'application/json'],
+        ['null', 'application/json'],
+        ['"just a string"', 'text/plain'],
+        [nested, 'application/json'],
+        [nested, 'text/plain'],
+      ]) {
+        const answer = await scrobble(generic.url, body, type).expect(400);
+        expect(answer.headers['content-type']).toBe(PROBLEM);
+        expect((answer.body as Json).detail).toBe('The body must be a JSON object');
+      }
+      // Deep nesting in a member no parser reads is no reason to refuse the scrobble.
+      const deep = `{"event":"watched","title":"Nowhere To Be Found","notes":${nested}}`;
+      for (const type of ['application/json', 'text/plain']) {
+        expect((await scrobble(generic.url, deep, type).expect(200)).body.outcome).toBe(
+          'unmatched',
+        );
+      }
       await unreadable(generic.url, JSON.stringify({ event: 'watched', title: 'x'.repeat(501) }));
       const huge = JSON.stringify({
         event: 'watched',

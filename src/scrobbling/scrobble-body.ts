@@ -41,19 +41,21 @@ export async function payloadOf(
     if (!isObject(body) || Object.keys(body).length === 0) throw unreadable('The body is empty');
     return body;
   }
-  const raw = toText(body);
   if (format === 'multipart') {
-    const part = await multipartPart(raw, contentType, parser.multipartPart!);
+    const bytes = Buffer.isBuffer(body) ? body : undefined;
+    const part = await multipartPart(bytes, contentType, parser.multipartPart!);
     return jsonObjectOf(part, `The multipart part "${parser.multipartPart}"`);
   }
+  // application/json arrives parsed, as any JSON value; text/plain as the text sent.
   if (isObject(body)) return body;
-  return jsonObjectOf(raw === undefined ? '' : raw.toString(), 'The body');
+  if (body === undefined) return jsonObjectOf(undefined, 'The body');
+  if (Buffer.isBuffer(body)) return jsonObjectOf(body.toString(), 'The body');
+  if (typeof body === 'string' && !isJsonType(contentType)) return jsonObjectOf(body, 'The body');
+  throw unreadable('The body must be a JSON object');
 }
 
-function toText(body: unknown): Buffer | string | undefined {
-  if (body === undefined || body === null) return undefined;
-  if (Buffer.isBuffer(body) || typeof body === 'string') return body;
-  return JSON.stringify(body);
+function isJsonType(contentType: string): boolean {
+  return contentType.split(';')[0].trim().toLowerCase() === 'application/json';
 }
 
 function jsonObjectOf(text: string | undefined, what: string): Record<string, unknown> {
@@ -74,7 +76,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /** The text of one part of a multipart body (a field or a file); other parts are discarded. */
 function multipartPart(
-  body: Buffer | string | undefined,
+  body: Buffer | undefined,
   contentType: string,
   name: string,
 ): Promise<string | undefined> {

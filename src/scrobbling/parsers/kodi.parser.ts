@@ -30,6 +30,7 @@ export const KODI_PARSER: ScrobbleParser = {
     const watched = event === 'end' || (event === 'stop' && percent !== null && percent >= 80);
     if (!watched || (type !== 'episode' && type !== 'movie')) return NOT_WATCHED;
     const movie = type === 'movie';
+    const idsMember = movie ? 'uniqueIds' : 'tvShowUniqueIds';
     return {
       watched: true,
       mediaType: 'anime',
@@ -42,10 +43,7 @@ export const KODI_PARSER: ScrobbleParser = {
       season: movie ? null : integerOf(member(body, 'season'), 'season'),
       episode: movie ? 1 : integerOf(member(body, 'episode'), 'episode'),
       volume: null,
-      ids: idsOf(
-        objectOf(member(body, movie ? 'uniqueIds' : 'tvShowUniqueIds'), 'tvShowUniqueIds'),
-        KODI_IDS,
-      ),
+      ids: idsOf(objectOf(member(body, idsMember), idsMember), KODI_IDS),
     };
   },
 };
