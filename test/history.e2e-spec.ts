@@ -440,6 +440,22 @@ describe('history (contract §20)', () => {
       expect((next.body as { id: number }[]).map((event) => event.id)).not.toContain(latest.id);
     });
 
+    it('an unknown title is 404 with no ETag, even to If-None-Match: * (no 304)', async () => {
+      for (const path of ['/v1/my/anime/77777/history', '/v1/my/anime/77777/viewings']) {
+        const plain = await api(app, token).get(path).expect(404);
+        expect(plain.headers.etag).toBeUndefined();
+        const conditional = await api(app, token).get(path).set('If-None-Match', '*').expect(404);
+        expect(conditional.headers.etag).toBeUndefined();
+      }
+      // A title without an entry: an empty page, tagged, and still 304 to its tag.
+      const empty = await api(app, token).get('/v1/my/anime/3/history').expect(200);
+      expect(empty.body).toEqual([]);
+      await api(app, token)
+        .get('/v1/my/anime/3/history')
+        .set('If-None-Match', empty.headers.etag)
+        .expect(304);
+    });
+
     it.each([
       ['/v1/my/anime/history?limit=0', 'limit'],
       ['/v1/my/anime/history?limit=1001', 'limit'],

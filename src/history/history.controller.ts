@@ -201,6 +201,8 @@ function historyControllerFor<M extends MediaType>(descriptor: MediaTypeDescript
     ): Promise<void> {
       const options = parseHistoryOptions(request.query as Record<string, unknown>);
       const rawId = (request.params as { id: string }).id;
+      // Before the tag: an unknown title is 404 with no ETag, whatever If-None-Match says.
+      const entry = await this.history.entryOf(user.id, mediaType, ref);
       await this.send(
         request,
         reply,
@@ -208,7 +210,10 @@ function historyControllerFor<M extends MediaType>(descriptor: MediaTypeDescript
         HISTORY_ENDPOINTS.title,
         `/v1/my/${mediaType}/${rawId}/history`,
         options,
-        (zone) => this.history.titleEvents(user.id, mediaType, ref, options, zone),
+        (zone) =>
+          entry === null
+            ? this.history.titleEvents(user.id, mediaType, ref, options, zone)
+            : this.history.events(user.id, mediaType, entry.id, options, zone),
         { id: ref.id, use_external_id: ref.useExternalIdQuery === true ? 1 : 0 },
         ref.useExternalIdQuery,
       );
