@@ -582,6 +582,10 @@ describe('history (contract §20)', () => {
       const [completed, created] = await titleHistory('anime', 1);
       const conflict = await revert(created.id).expect(409);
       expect(conflict.headers['content-type']).toContain('application/problem+json');
+      expect(conflict.body).toMatchObject({
+        type: 'https://ratings.example/problems/conflict',
+        title: 'Conflict',
+      });
 
       await revert(completed.id).expect(200, { success: true });
       const [entry] = (await api(app, token).get('/v1/my/anime/1/ratings').expect(200))

@@ -173,6 +173,10 @@ describe('scrobbling (contract §21)', () => {
         .post('/v1/my/scrobblers', { kind: 'generic', name: 'n20' })
         .expect(409);
       expect(refused.headers['content-type']).toBe(PROBLEM);
+      expect(refused.body).toMatchObject({
+        type: 'https://ratings.example/problems/conflict',
+        title: 'Conflict',
+      });
       expect((await api(app, token).get('/v1/my/scrobblers').expect(200)).body).toHaveLength(20);
     });
 

@@ -4,7 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { SCOPES } from '../auth/scopes';
-import { ProblemException } from '../common/problem';
+import { ProblemException, PROBLEMS } from '../common/problem';
 import { randomBase64Url } from '../common/random-string';
 import { runTransaction } from '../database/transactions';
 import { rawBoolean, rawUtcDate } from '../database/raw-values';
@@ -64,7 +64,7 @@ export class ScrobblersService {
       ) {
         throw ProblemException.of(
           409,
-          { slug: 'conflict', title: 'Conflict' },
+          PROBLEMS.conflict,
           `You have ${MAX_SCROBBLERS_PER_USER} scrobblers, the most there can be; delete one first`,
         );
       }
