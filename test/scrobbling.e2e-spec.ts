@@ -372,20 +372,20 @@ describe('scrobbling (contract §21)', () => {
       expect((await scrobble(url, early).expect(200)).body.outcome).toBe('not_watched');
       const late = withValues(early, { 'progress.percent': '80' });
       expect((await scrobble(url, late).expect(200)).body.outcome).toBe('updated');
-      // The movie: by its title (its uniqueIds name no anime).
+      // The movie: by its title.
       expect((await scrobble(url, fixture('kodi/stop-movie')).expect(200)).body).toEqual({
         outcome: 'created',
         title_id: 2,
         episodes_watched: 1,
       });
-      // A bad ids member is named as sent: a movie's uniqueIds, a show's tvShowUniqueIds.
-      for (const [sent, member] of [
-        [withValues(fixture('kodi/stop-movie'), { uniqueIds: 'x' }), 'uniqueIds'],
-        [withValues(end, { tvShowUniqueIds: 'x' }), 'tvShowUniqueIds'],
-      ] as const) {
-        const answer = await scrobble(url, sent).expect(400);
-        expect((answer.body as Json).detail).toBe(`${member} must be an object`);
-      }
+      // Series ids are tvShowUniqueIds only: a movie's own uniqueIds are not read, even when
+      // they look like another title's, and a malformed tvShowUniqueIds is named.
+      const otherIds = withValues(fixture('kodi/stop-movie'), { uniqueIds: { mal: 52991 } });
+      expect((await scrobble(url, otherIds).expect(200)).body).toMatchObject({ title_id: 2 });
+      const malformed = withValues(end, { tvShowUniqueIds: 'x' });
+      expect((await scrobble(url, malformed).expect(400)).body.detail).toBe(
+        'tvShowUniqueIds must be an object',
+      );
     });
 
     it('generic: watched, and read for a scrobbler whose token held ratings.manga', async () => {

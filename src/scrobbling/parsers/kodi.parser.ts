@@ -14,7 +14,8 @@ const KODI_IDS = { mal: 'mal', anilist: 'anilist', anidb: 'anidb', kitsu: 'kitsu
 
 /**
  * Kodi's HTTP Scrobbler add-on (Programie/KodiAddon-HttpScrobbler): JSON. Watched: `end`, or
- * `stop` at 80 % or more. A show's ids are in `tvShowUniqueIds`; a movie's in `uniqueIds`.
+ * `stop` at 80 % or more. Series ids are `tvShowUniqueIds` (contract §21, matching rule 1); the
+ * item's own `uniqueIds` (a scraper's imdb, tmdb) are never read.
  */
 export const KODI_PARSER: ScrobbleParser = {
   kind: 'kodi',
@@ -30,7 +31,6 @@ export const KODI_PARSER: ScrobbleParser = {
     const watched = event === 'end' || (event === 'stop' && percent !== null && percent >= 80);
     if (!watched || (type !== 'episode' && type !== 'movie')) return NOT_WATCHED;
     const movie = type === 'movie';
-    const idsMember = movie ? 'uniqueIds' : 'tvShowUniqueIds';
     return {
       watched: true,
       mediaType: 'anime',
@@ -43,7 +43,7 @@ export const KODI_PARSER: ScrobbleParser = {
       season: movie ? null : integerOf(member(body, 'season'), 'season'),
       episode: movie ? 1 : integerOf(member(body, 'episode'), 'episode'),
       volume: null,
-      ids: idsOf(objectOf(member(body, idsMember), idsMember), KODI_IDS),
+      ids: idsOf(objectOf(member(body, 'tvShowUniqueIds'), 'tvShowUniqueIds'), KODI_IDS),
     };
   },
 };
