@@ -13,7 +13,7 @@ export type BodyFormat = 'json' | 'form' | 'multipart';
  * and text/plain JSON for every kind, a form for jellyfin, multipart for plex and emby; else 415.
  */
 export function bodyFormatOf(contentType: string | undefined, parser: ScrobbleParser): BodyFormat {
-  const type = contentType?.split(';')[0].trim().toLowerCase() ?? '';
+  const type = mediaTypeOf(contentType);
   if (type === 'application/json' || type === 'text/plain') return 'json';
   if (type === 'application/x-www-form-urlencoded' && parser.form) return 'form';
   if (type === 'multipart/form-data' && parser.multipartPart !== null) return 'multipart';
@@ -50,12 +50,14 @@ export async function payloadOf(
   if (isObject(body)) return body;
   if (body === undefined) return jsonObjectOf(undefined, 'The body');
   if (Buffer.isBuffer(body)) return jsonObjectOf(body.toString(), 'The body');
-  if (typeof body === 'string' && !isJsonType(contentType)) return jsonObjectOf(body, 'The body');
+  if (typeof body === 'string' && mediaTypeOf(contentType) !== 'application/json') {
+    return jsonObjectOf(body, 'The body');
+  }
   throw unreadable('The body must be a JSON object');
 }
 
-function isJsonType(contentType: string): boolean {
-  return contentType.split(';')[0].trim().toLowerCase() === 'application/json';
+function mediaTypeOf(contentType: string | undefined): string {
+  return contentType?.split(';')[0].trim().toLowerCase() ?? '';
 }
 
 function jsonObjectOf(text: string | undefined, what: string): Record<string, unknown> {
