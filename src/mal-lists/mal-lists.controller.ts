@@ -27,6 +27,7 @@ import { importBodyText, importEncodingOf, STREAMED_BODY } from './import-body';
 import { MAL_LIST_TYPES } from './mal-format';
 import type { MalListFormat } from '../media-types/mal-list-format';
 import { ListImportSummary, MalListsService, SkippedElement } from './mal-lists.service';
+import { contentTypeEssence } from '../common/content-type';
 
 /** Rows of the rate limits (contract §5): anime and manga share each. */
 export const LIST_ENDPOINTS = {
@@ -64,7 +65,7 @@ class ListImportSummaryView implements ListImportSummary {
 }
 
 function isXml(contentType: string | undefined): boolean {
-  const essence = contentType?.split(';')[0].trim().toLowerCase();
+  const essence = contentTypeEssence(contentType);
   return essence === 'application/xml' || essence === 'text/xml';
 }
 

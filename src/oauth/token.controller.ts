@@ -25,14 +25,14 @@ import { OAuthJsonErrorFilter, OAuthProtocolError, sendOAuthJson } from './oauth
 import { issuerOf } from './oauth-metadata';
 import { OAuthServerService } from './oauth-server.service';
 import { TokenLifecycleService, TokenTypeHint } from './token-lifecycle.service';
+import { contentTypeEssence } from '../common/content-type';
 
 export const CLIENT_BASIC_SECURITY = 'client_secret_basic';
 
 const FORM = 'application/x-www-form-urlencoded';
 
 function formOf(request: FastifyRequest): Record<string, unknown> {
-  const type = request.headers['content-type']?.split(';')[0].trim().toLowerCase();
-  if (type !== FORM) {
+  if (contentTypeEssence(request.headers['content-type']) !== FORM) {
     throw new OAuthProtocolError(400, 'invalid_request', `the body must be ${FORM}`);
   }
   return (request.body ?? {}) as Record<string, unknown>;

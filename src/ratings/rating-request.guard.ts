@@ -2,6 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { ProblemException, PROBLEMS } from '../common/problem';
 import { TITLE_REF, TitleRef } from './title-ref';
+import { contentTypeEssence } from '../common/content-type';
 
 const MAX_ID = 2 ** 31 - 1;
 
@@ -58,5 +59,5 @@ function parseBooleanQuery(value: unknown): boolean | undefined {
 }
 
 function isJson(contentType: string | undefined): boolean {
-  return contentType?.split(';')[0].trim().toLowerCase() === 'application/json';
+  return contentTypeEssence(contentType) === 'application/json';
 }

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import Busboy from '@fastify/busboy';
 import { ProblemException, PROBLEMS } from '../common/problem';
 import { unreadable, type ScrobbleParser } from './parsers';
+import { contentTypeEssence } from '../common/content-type';
 
 /** The receiver's body limit (contract §21): larger bodies are 413. */
 export const SCROBBLE_BODY_LIMIT_BYTES = 2 * 1024 * 1024;
@@ -13,7 +14,7 @@ export type BodyFormat = 'json' | 'form' | 'multipart';
  * and text/plain JSON for every kind, a form for jellyfin, multipart for plex and emby; else 415.
  */
 export function bodyFormatOf(contentType: string | undefined, parser: ScrobbleParser): BodyFormat {
-  const type = mediaTypeOf(contentType);
+  const type = contentTypeEssence(contentType);
   if (type === 'application/json' || type === 'text/plain') return 'json';
   if (type === 'application/x-www-form-urlencoded' && parser.form) return 'form';
   if (type === 'multipart/form-data' && parser.multipartPart !== null) return 'multipart';
@@ -50,14 +51,10 @@ export async function payloadOf(
   if (isObject(body)) return body;
   if (body === undefined) return jsonObjectOf(undefined, 'The body');
   if (Buffer.isBuffer(body)) return jsonObjectOf(body.toString(), 'The body');
-  if (typeof body === 'string' && mediaTypeOf(contentType) !== 'application/json') {
+  if (typeof body === 'string' && contentTypeEssence(contentType) !== 'application/json') {
     return jsonObjectOf(body, 'The body');
   }
   throw unreadable('The body must be a JSON object');
-}
-
-function mediaTypeOf(contentType: string | undefined): string {
-  return contentType?.split(';')[0].trim().toLowerCase() ?? '';
 }
 
 function jsonObjectOf(text: string | undefined, what: string): Record<string, unknown> {

@@ -30,7 +30,7 @@ import { SCOPES } from '../auth/scopes';
 import { ApiValidationPipe } from '../common/api-validation.pipe';
 import { ProblemException } from '../common/problem';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
-import { JsonBodyGuard } from './json-body.guard';
+import { JsonBodyGuard } from '../common/json-body.guard';
 import {
   CreatedScrobblerView,
   CreateScrobblerDto,

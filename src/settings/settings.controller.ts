@@ -1,13 +1,4 @@
-import {
-  Body,
-  CanActivate,
-  Controller,
-  ExecutionContext,
-  Get,
-  HttpCode,
-  Put,
-  UseGuards,
-} from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Put, UseGuards } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBody,
@@ -16,32 +7,16 @@ import {
   ApiTags,
   ApiUnsupportedMediaTypeResponse,
 } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
 import { CurrentUser, Scopes } from '../auth/auth.decorators';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { SCOPES } from '../auth/scopes';
 import { ApiValidationPipe } from '../common/api-validation.pipe';
-import { ProblemException, PROBLEMS } from '../common/problem';
+import { JsonBodyGuard } from '../common/json-body.guard';
 import { RateLimited } from '../rate-limit/rate-limited.decorator';
 import { PutSettingsDto, SettingsView } from './settings.dto';
 import { SettingsService } from './settings.service';
 
 export const SETTINGS_ENDPOINTS = { get: 'settings.get', put: 'settings.put' } as const;
-
-/** 415 before the body is validated (contract §2 step 7), as for a rating PUT. */
-class JsonBodyGuard implements CanActivate {
-  canActivate(context: ExecutionContext): boolean {
-    const type = context.switchToHttp().getRequest<FastifyRequest>().headers['content-type'];
-    if (type?.split(';')[0].trim().toLowerCase() !== 'application/json') {
-      throw ProblemException.of(
-        415,
-        PROBLEMS.unsupportedMediaType,
-        'PUT needs "Content-Type: application/json" and a JSON object body',
-      );
-    }
-    return true;
-  }
-}
 
 @ApiTags('settings')
 @Controller('v1/my/settings')

@@ -1,13 +1,13 @@
 import { CanActivate, ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { ProblemException, PROBLEMS } from '../common/problem';
+import { contentTypeEssence } from './content-type';
+import { ProblemException, PROBLEMS } from './problem';
 
 /** 415 before the body is validated (contract §2 step 7), as for a rating PUT. */
 export class JsonBodyGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const type = request.headers['content-type'];
-    if (type?.split(';')[0].trim().toLowerCase() !== 'application/json') {
+    if (contentTypeEssence(request.headers['content-type']) !== 'application/json') {
       throw ProblemException.of(
         415,
         PROBLEMS.unsupportedMediaType,
